@@ -1,0 +1,114 @@
+# Finds LibTorch and exposes it as one imported target, tft::torch, whatever the layout:
+#
+#  1. A LibTorch with a TorchConfig.cmake (an official libtorch, or the `torch` wheel from PyPI:
+#     pass -DTFT_TORCH_PREFIX=$(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))')
+#     or put its share/cmake on CMAKE_PREFIX_PATH). A CPU build is used through find_package(Torch).
+#     A CUDA build (every Linux wheel on PyPI) is used through find_package(Torch) only when
+#     TFT_WITH_CUDA=ON; otherwise its TorchConfig would demand a CUDA toolkit, so we link the
+#     CPU half directly: libtorch_cpu + libc10 (libtorch_cpu still loads libcudart/libcupti at
+#     run time, which the wheel's `cuda-toolkit[cudart,cupti]` pip packages provide; see
+#     scripts/setup-deps.sh).
+#  2. Debian's libtorch-dev (no TorchConfig.cmake): headers in /usr/include and
+#     /usr/include/torch/csrc/api/include, libraries torch, torch_cpu, c10.
+#
+# TFT_TORCH_VERSION is set to "MAJOR.MINOR" in every case.
+
+set(_tft_torch_config "")
+set(_tft_torch_search ${TFT_TORCH_PREFIX} ${CMAKE_PREFIX_PATH})
+if(DEFINED Torch_DIR AND EXISTS "${Torch_DIR}/TorchConfig.cmake")
+  set(_tft_torch_config "${Torch_DIR}/TorchConfig.cmake")
+else()
+  foreach(_p IN LISTS _tft_torch_search)
+    foreach(_sub "share/cmake/Torch" "Torch" "")
+      if(NOT _tft_torch_config AND EXISTS "${_p}/${_sub}/TorchConfig.cmake")
+        get_filename_component(_tft_torch_config "${_p}/${_sub}/TorchConfig.cmake" ABSOLUTE)
+      endif()
+    endforeach()
+  endforeach()
+endif()
+
+add_library(tft_torch INTERFACE)
+add_library(tft::torch ALIAS tft_torch)
+
+if(_tft_torch_config)
+  get_filename_component(_tft_torch_cmake_dir "${_tft_torch_config}" DIRECTORY)
+  # <root>/share/cmake/Torch -> <root>
+  get_filename_component(_tft_torch_root "${_tft_torch_cmake_dir}/../../.." ABSOLUTE)
+  set(_tft_torch_is_cuda OFF)
+  if(EXISTS "${_tft_torch_cmake_dir}/../Caffe2/Caffe2Config.cmake")
+    file(STRINGS "${_tft_torch_cmake_dir}/../Caffe2/Caffe2Config.cmake" _cuda_line
+         REGEX "set\\(CAFFE2_USE_CUDA (ON|1)\\)")
+    if(_cuda_line)
+      set(_tft_torch_is_cuda ON)
+    endif()
+  endif()
+
+  if(_tft_torch_is_cuda AND NOT TFT_WITH_CUDA)
+    message(STATUS "LibTorch: CUDA build at ${_tft_torch_root}; linking its CPU libraries only")
+    find_library(_tft_torch_cpu_lib torch_cpu PATHS "${_tft_torch_root}/lib" NO_DEFAULT_PATH REQUIRED)
+    find_library(_tft_c10_lib c10 PATHS "${_tft_torch_root}/lib" NO_DEFAULT_PATH REQUIRED)
+    target_include_directories(tft_torch SYSTEM INTERFACE
+      "${_tft_torch_root}/include" "${_tft_torch_root}/include/torch/csrc/api/include")
+    target_link_libraries(tft_torch INTERFACE ${_tft_torch_cpu_lib} ${_tft_c10_lib})
+    # The wheel says which std::string ABI it was built with in TorchConfig.cmake.
+    file(STRINGS "${_tft_torch_config}" _abi_line REGEX "_GLIBCXX_USE_CXX11_ABI=[01]")
+    if(_abi_line MATCHES "_GLIBCXX_USE_CXX11_ABI=([01])")
+      target_compile_definitions(tft_torch INTERFACE _GLIBCXX_USE_CXX11_ABI=${CMAKE_MATCH_1})
+    endif()
+    set(_tft_torch_version_header "${_tft_torch_root}/include/torch/csrc/api/include/torch/version.h")
+  else()
+    find_package(Torch CONFIG REQUIRED HINTS "${_tft_torch_cmake_dir}")
+    message(STATUS "LibTorch: find_package(Torch) at ${_tft_torch_root}")
+    target_link_libraries(tft_torch INTERFACE ${TORCH_LIBRARIES})
+    # Re-declare the include directories as SYSTEM so -Wall -Wextra stays on our code only.
+    target_include_directories(tft_torch SYSTEM INTERFACE ${TORCH_INCLUDE_DIRS})
+    separate_arguments(_tft_torch_flags UNIX_COMMAND "${TORCH_CXX_FLAGS}")
+    target_compile_options(tft_torch INTERFACE ${_tft_torch_flags})
+    set(_tft_torch_version_header "${_tft_torch_root}/include/torch/csrc/api/include/torch/version.h")
+  endif()
+else()
+  find_path(_tft_torch_api_include torch/version.h
+            PATHS /usr/include/torch/csrc/api/include NO_DEFAULT_PATH)
+  find_library(_tft_torch_lib torch)
+  find_library(_tft_torch_cpu_lib torch_cpu)
+  find_library(_tft_c10_lib c10)
+  if(NOT _tft_torch_api_include OR NOT _tft_torch_cpu_lib OR NOT _tft_c10_lib)
+    message(FATAL_ERROR
+      "LibTorch not found. Install Debian's libtorch-dev (scripts/setup-deps.sh does), or pass "
+      "-DTFT_TORCH_PREFIX=<libtorch root or the torch package folder of a wheel>.")
+  endif()
+  message(STATUS "LibTorch: Debian layout (${_tft_torch_cpu_lib})")
+  target_include_directories(tft_torch SYSTEM INTERFACE /usr/include ${_tft_torch_api_include})
+  target_link_libraries(tft_torch INTERFACE ${_tft_torch_lib} ${_tft_torch_cpu_lib} ${_tft_c10_lib})
+  set(_tft_torch_version_header "${_tft_torch_api_include}/torch/version.h")
+endif()
+
+if(EXISTS "${_tft_torch_version_header}")
+  file(STRINGS "${_tft_torch_version_header}" _major REGEX "define TORCH_VERSION_MAJOR")
+  file(STRINGS "${_tft_torch_version_header}" _minor REGEX "define TORCH_VERSION_MINOR")
+  string(REGEX MATCH "[0-9]+" _major "${_major}")
+  string(REGEX MATCH "[0-9]+" _minor "${_minor}")
+  set(TFT_TORCH_VERSION "${_major}.${_minor}")
+  message(STATUS "LibTorch version ${TFT_TORCH_VERSION}")
+endif()
+
+# Our code is C++17, but recent LibTorch headers (2.10 on) refuse anything older than C++20;
+# code that includes them is then compiled as C++20.
+foreach(_dir "${_tft_torch_root}/include" "/usr/include")
+  if(NOT _tft_torch_needs_cxx20 AND EXISTS "${_dir}/ATen/ATen.h")
+    file(STRINGS "${_dir}/ATen/ATen.h" _cxx20 REGEX "C\\+\\+20 or later")
+    if(_cxx20)
+      set(_tft_torch_needs_cxx20 ON)
+    endif()
+  endif()
+  if(_tft_torch_config)
+    break()  # a config layout: only its own include folder counts
+  endif()
+endforeach()
+if(_tft_torch_needs_cxx20)
+  message(STATUS "LibTorch headers need C++20: torch-dependent targets compile as C++20")
+  target_compile_features(tft_torch INTERFACE cxx_std_20)
+endif()
+
+find_package(Threads REQUIRED)
+target_link_libraries(tft_torch INTERFACE Threads::Threads)

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Installs everything tftrain's build and tests need, and nothing twice.
+#
+#   scripts/setup-deps.sh                 Debian packages (LibTorch 1.13 from libtorch-dev)
+#   scripts/setup-deps.sh --torch-wheel   also LibTorch 2.x: the `torch` wheel from PyPI in a
+#                                         venv outside the source tree ($TFT_TORCH_VENV)
+#
+# Prints the LibTorch prefix of the wheel on the last line with --torch-wheel.
+set -euo pipefail
+
+with_wheel=0
+for arg in "$@"; do
+  case "$arg" in
+    --torch-wheel) with_wheel=1 ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "setup-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
+  esac
+done
+
+# libopenblas0-pthread matters: without it Debian's LibTorch runs on reference BLAS (3-4x slower).
+packages=(
+  build-essential cmake ninja-build pkg-config ccache git
+  libtorch-dev libopenblas0-pthread
+  libyaml-cpp-dev nlohmann-json3-dev libcmocka-dev libcli11-dev libfmt-dev
+  valgrind
+)
+if [ "$with_wheel" = 1 ]; then packages+=(python3-venv python3-pip); fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup-deps: installing ${missing[*]}" >&2
+  sudo_cmd=()
+  [ "$(id -u)" = 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >&2
+fi
+
+if [ "$with_wheel" = 1 ]; then
+  venv="${TFT_TORCH_VENV:-$HOME/.cache/tftrain/venv-torch}"
+  version="${TFT_TORCH_WHEEL_VERSION:-2.15.0}"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv" >&2
+  if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('torch') != '$version')" 2>/dev/null; then
+    echo "setup-deps: installing torch==$version from PyPI into $venv" >&2
+    # --no-deps: we only need LibTorch (headers, libtorch_cpu, libc10), not its Python deps.
+    "$venv/bin/pip" install -q --no-deps "torch==$version" >&2
+  fi
+  # The wheel's libtorch_cpu.so is linked against libcudart and libcupti even for CPU use;
+  # install just those two, at the CUDA toolkit version the wheel was built with.
+  cuda_pin=$("$venv/bin/python" - <<'PY'
+import importlib.metadata as m, re
+for req in m.requires("torch") or []:
+    hit = re.match(r"cuda-toolkit\[[^\]]*\]\s*==\s*([0-9.]+)", req)
+    if hit:
+        print(hit.group(1))
+PY
+)
+  if [ -n "$cuda_pin" ] && ! "$venv/bin/python" -c "import importlib.metadata as m; m.version('nvidia-cuda-runtime'); m.version('nvidia-cuda-cupti')" 2>/dev/null; then
+    echo "setup-deps: installing CUDA runtime libraries (cuda-toolkit $cuda_pin: cudart, cupti)" >&2
+    "$venv/bin/pip" install -q "cuda-toolkit[cudart,cupti]==$cuda_pin" >&2
+  fi
+  "$venv/bin/python" - <<'PY'
+import importlib.util, os
+spec = importlib.util.find_spec("torch")
+print(os.path.dirname(spec.origin))
+PY
+fi

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs what is missing, configures, builds and runs every test with ctest.
+#
+#   scripts/test.sh                  Debian's LibTorch 1.13 (build/), then LibTorch 2.x from
+#                                    the PyPI wheel (build-torch2/)
+#   scripts/test.sh --debian         only the Debian leg
+#   scripts/test.sh --torch-wheel    only the LibTorch 2.x leg
+#   scripts/test.sh --sanitize       the Debian leg under ASan+UBSan (build-asan/)
+#
+# Environment: JOBS (parallel build jobs, default: all cores), CTEST_ARGS (extra ctest flags).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+legs=(debian wheel)
+case "${1:-}" in
+  "") ;;
+  --debian) legs=(debian) ;;
+  --torch-wheel) legs=(wheel) ;;
+  --sanitize) legs=(sanitize) ;;
+  -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+  *) echo "test.sh: unknown option '$1'" >&2; exit 2 ;;
+esac
+jobs="${JOBS:-$(nproc)}"
+
+run_leg() {
+  local leg="$1" build_dir="$2"; shift 2
+  echo "== test.sh: $leg leg in $build_dir ==" >&2
+  local start=$SECONDS
+  cmake -S . -B "$build_dir" -G Ninja "$@"
+  cmake --build "$build_dir" -j "$jobs"
+  # shellcheck disable=SC2086
+  ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" ${CTEST_ARGS:-}
+  echo "== test.sh: $leg leg passed in $((SECONDS - start)) s ==" >&2
+}
+
+for leg in "${legs[@]}"; do
+  case "$leg" in
+    debian)
+      ./scripts/setup-deps.sh
+      run_leg debian build -DTFT_TORCH_PREFIX= ;;
+    wheel)
+      prefix=$(./scripts/setup-deps.sh --torch-wheel | tail -n 1)
+      run_leg "LibTorch 2.x" build-torch2 -DTFT_TORCH_PREFIX="$prefix" ;;
+    sanitize)
+      ./scripts/setup-deps.sh
+      # LibTorch itself is not instrumented; its one-time global allocations are not ours.
+      export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+      export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}"
+      run_leg sanitize build-asan -DTFT_TORCH_PREFIX= -DTFT_SANITIZE=ON ;;
+  esac
+done

@@ -1,0 +1,63 @@
+// Gradient (activation) checkpointing for LibTorch's C++ frontend, which has none of its own
+// (PyTorch issue #52744).
+//
+// tft::checkpoint::checkpoint(fn, inputs, params) runs `fn` without recording an autograd
+// graph, so none of its intermediate activations are kept: only `inputs` are saved. During
+// backward the segment is run again with grad enabled and differentiated in place. The rerun
+// sees the same RNG state (dropout masks match), autocast state and train/eval flags as the
+// original forward, so gradients are bitwise equal to an un-checkpointed run.
+//
+// Rules a caller must know:
+//  * Parameters used by `fn` must be passed in `params`: LibTorch only records the segment
+//    when a *tensor argument* requires grad, and only arguments receive gradients. A closure
+//    that captures a module's parameters is otherwise invisible to autograd.
+//  * `fn` must be a pure function of its inputs, its parameters and the RNG: it runs twice.
+//    Layers with state that must not update twice (running statistics, QAT observers) check
+//    is_recomputing() and skip the update during the rerun.
+//  * Outputs that are not floating point are returned as non-differentiable.
+//  * Higher-order gradients work: with create_graph the recompute records its own graph.
+//  * A second backward through the same segment without retain_graph raises an error
+//    (c10::Error), it never crashes.
+#pragma once
+
+#include <ATen/core/Tensor.h>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+namespace torch::nn {
+class Module;
+}
+
+namespace tft::checkpoint {
+
+using TensorVector = std::vector<at::Tensor>;
+
+// The segment to checkpoint: from its input tensors to its output tensors.
+using SegmentFn = std::function<TensorVector(const TensorVector& inputs)>;
+
+struct CheckpointOptions {
+  // Modules run by the segment. Their train/eval flags (and their sub-modules') at forward
+  // time are restored for the recompute, in case the caller switches modes in between.
+  std::vector<std::shared_ptr<torch::nn::Module>> modules;
+  // Save and restore the RNG state around the recompute so that dropout draws the same masks.
+  // Only a segment that draws no random numbers may turn this off (it saves a state copy).
+  bool preserve_rng_state = true;
+};
+
+// Runs `fn(inputs)` keeping no activations, to be recomputed in backward. `params` are the
+// tensors `fn` reads besides its inputs that need gradients (usually module parameters).
+// Without grad mode, or when no input or parameter requires grad, this is just fn(inputs).
+// Undefined tensors may appear among the inputs (optional arguments).
+TensorVector checkpoint(SegmentFn fn, const TensorVector& inputs, const TensorVector& params,
+                        CheckpointOptions options = {});
+
+// checkpoint() with the parameters and train/eval flags taken from `module`.
+TensorVector checkpoint_module(const std::shared_ptr<torch::nn::Module>& module, SegmentFn fn,
+                               const TensorVector& inputs);
+
+// True while this thread is recomputing a checkpointed segment during backward.
+bool is_recomputing();
+
+}  // namespace tft::checkpoint

@@ -1,0 +1,47 @@
+// Error types of the C++ core. Every failure the library reports is one of these, so the
+// C API can map each to a distinct status code (see capi/). Messages carry their context
+// ("file:line: key 'x': ...") at the throw site; the type only says which category it is.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace tft {
+
+// Base of every error the library throws on purpose.
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& message) : std::runtime_error(message) {}
+};
+
+// A configuration value or file is wrong: a bad field, an unknown key, a rule broken.
+class ConfigError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Input data is wrong: a missing column, a non-numeric value, an unsorted series.
+class DataError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Reading or writing a file failed.
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A computation produced NaN or infinity.
+class NumericalError : public Error {
+ public:
+  using Error::Error;
+};
+
+// A caller asked to stop (progress callback or cancel()).
+class CancelledError : public Error {
+ public:
+  using Error::Error;
+};
+
+}  // namespace tft

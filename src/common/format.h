@@ -1,0 +1,13 @@
+// Text forms of numbers shared by messages and serialisers.
+#pragma once
+
+#include <string>
+
+namespace tft {
+
+// The shortest decimal text that reads back as exactly `value` ("0.3", not
+// "0.29999999999999999"), so messages and files show the number the user wrote.
+// NaN and infinities come out as "nan", "inf", "-inf".
+std::string shortest_double(double value);
+
+}  // namespace tft
