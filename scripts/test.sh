@@ -21,6 +21,8 @@ case "${1:-}" in
   *) echo "test.sh: unknown option '$1'" >&2; exit 2 ;;
 esac
 jobs="${JOBS:-$(nproc)}"
+# Let ccache hit across checkouts in different folders (CI clones into a fresh one).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 run_leg() {
   local leg="$1" build_dir="$2"; shift 2

@@ -38,6 +38,18 @@ class NumericalError : public Error {
   using Error::Error;
 };
 
+// An argument broke a function's contract (a null pointer, a size of 0, a dead handle).
+class InvalidArgumentError : public Error {
+ public:
+  using Error::Error;
+};
+
+// The build or the platform lacks what was asked for (say, a CUDA device in a CPU build).
+class UnsupportedError : public Error {
+ public:
+  using Error::Error;
+};
+
 // A caller asked to stop (progress callback or cancel()).
 class CancelledError : public Error {
  public:
