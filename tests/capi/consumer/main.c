@@ -1,0 +1,18 @@
+/* Links against an installed libtftrain and calls into it. Exit 0 on success. */
+#include <stdio.h>
+#include <string.h>
+
+#include <tftrain.h>
+
+int main(void) {
+  tft_checkpoint_config* config = NULL;
+  char summary[128];
+  if (tft_checkpoint_config_uniform(2, &config) != TFT_OK) {
+    fprintf(stderr, "create failed: %s\n", tft_last_error());
+    return 1;
+  }
+  if (tft_checkpoint_config_summary(config, summary, sizeof summary, NULL) != TFT_OK) return 1;
+  tft_checkpoint_config_free(config);
+  printf("tftrain %s: %s\n", tft_version_string(), summary);
+  return strcmp(summary, "Uniform checkpointing every 2 layers") == 0 ? 0 : 1;
+}
