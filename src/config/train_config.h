@@ -1,0 +1,199 @@
+// The training configuration: one YAML file (docs/config.md) <-> one plain struct.
+//
+//   data        where the CSV is and which column plays which role
+//   windows     encoder / prediction length, stride between windows
+//   split       validation by time: the last part of every series
+//   model       the model's hyper-parameters (the schema comes from `data`, the lengths from
+//               `windows`; make_model_config() puts the three together)
+//   training    optimisation: epochs, batch size, learning rate and its schedule, ...
+//   checkpoint  gradient checkpointing (CheckpointConfig, its own schema)
+//   output      where runs write their files
+//
+// Plain data with defaults, like every config struct here: fields may be set directly, and
+// nothing is guaranteed valid until validate() says so. Reading and writing YAML, and get/set
+// by dotted key, live in train_config_io.h. No LibTorch and no YAML library in this header.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "checkpoint/checkpoint_config.h"
+#include "model/model_config.h"
+
+namespace tft {
+
+// What to do with a missing value (a field equal to one of data.na_values) in a real or
+// categorical column. The time and group columns never accept a missing value.
+enum class MissingValuePolicy {
+  Error,        // "error": the row is reported (the default: nothing is guessed)
+  ForwardFill,  // "forward_fill": the previous row's value of the same series; an error when
+                // the series' first row has it missing
+  DropRow,      // "drop_row": the row is skipped as if it were not in the file
+};
+
+// How the time column is read.
+enum class TimeFormat {
+  Auto,     // "auto": integer when the first value is an integer, else ISO 8601
+  Integer,  // "integer": a time index (any int64)
+  Iso8601,  // "iso8601": dates or date-times (data/iso8601.h)
+};
+
+// How the target and the time-varying reals are standardised ((x - mean) / std, fitted on the
+// training part of each series only). Static reals are always standardised across series
+// (per-series statistics of a constant would be 0 / 0), except with None.
+enum class ScalingMode {
+  PerSeries,  // "per_series": one mean/std per series and column (the default)
+  Global,     // "global": one mean/std per column over the training parts of all series
+  None,       // "none": values go to the model as they are
+};
+
+enum class LrScheduleKind {
+  None,             // "none": a constant learning rate
+  ReduceOnPlateau,  // "reduce_on_plateau": lr *= factor after `patience` epochs without a
+                    // better validation loss, never below min_lr
+};
+
+// A categorical column; its cardinality comes from the data (the fitted encoder).
+struct CategoricalColumn {
+  std::string name;
+  // 0: automatic (model_config.h, embedding_dim_for).
+  std::int64_t embedding_dim = 0;
+};
+
+bool operator==(const CategoricalColumn& a, const CategoricalColumn& b);
+bool operator!=(const CategoricalColumn& a, const CategoricalColumn& b);
+
+// Names usable in known_reals / known_categoricals without a CSV column of that name (a CSV
+// column of the same name wins): computed from the time column.
+//   day_of_week (0 = Monday .. 6), month (1-12), day_of_month (1-31), hour (0-23):
+//     calendar fields of an ISO 8601 time column (as written, i.e. local time)
+//   relative_time_idx: position in the window relative to the first decoder step, divided by
+//     encoder_length ((p - encoder_length) / encoder_length; -1 at the first encoder step,
+//     0 at the first decoder step); a real only, never scaled
+const std::vector<std::string>& derived_feature_names();
+bool is_derived_feature(const std::string& name);
+
+struct DataConfig {
+  // The CSV file. Relative paths in a YAML file resolve against the file's folder.
+  std::string path;
+  std::string format = "csv";  // the only format
+  char delimiter = ',';
+  std::string time_column;
+  TimeFormat time_format = TimeFormat::Auto;
+  // Columns whose values together identify a series; none: the whole file is one series.
+  std::vector<std::string> group_columns;
+  std::string target;
+  std::vector<std::string> static_reals;
+  std::vector<CategoricalColumn> static_categoricals;
+  std::vector<std::string> known_reals;
+  std::vector<CategoricalColumn> known_categoricals;
+  std::vector<std::string> unknown_reals;
+  std::vector<CategoricalColumn> unknown_categoricals;
+  MissingValuePolicy missing_values = MissingValuePolicy::Error;
+  // Field texts that mean "missing" (compared exactly, after removing quotes).
+  std::vector<std::string> na_values{""};
+  ScalingMode scaling = ScalingMode::PerSeries;
+};
+
+struct WindowConfig {
+  std::int64_t encoder_length = 0;     // required
+  std::int64_t prediction_length = 0;  // required
+  // Rows between the starts of consecutive windows of a series (training and validation).
+  std::int64_t stride = 1;
+};
+
+// Validation by time: the last rows of every series. Exactly one of the two is set; a YAML
+// file may give either (not both); set_config_value on one clears the other. 0 means no
+// validation set.
+struct SplitConfig {
+  // The last floor(fraction * rows) rows of each series; in [0, 1).
+  std::optional<double> validation_fraction = 0.2;
+  // The last `steps` rows of each series; 0 or at least prediction_length.
+  std::optional<std::int64_t> validation_steps;
+};
+
+// ModelConfig's hyper-parameters (defaults: ModelConfig's).
+struct ModelSettings {
+  std::int64_t hidden_size = ModelConfig().hidden_size;
+  std::int64_t attention_heads = ModelConfig().attention_heads;
+  double dropout = ModelConfig().dropout;
+  std::int64_t lstm_layers = ModelConfig().lstm_layers;
+  std::int64_t decoder_layers = ModelConfig().decoder_layers;
+  std::vector<double> quantiles = ModelConfig().quantiles;
+  std::map<std::string, std::int64_t> unit_chunks;
+};
+
+struct LrScheduleConfig {
+  LrScheduleKind kind = LrScheduleKind::ReduceOnPlateau;
+  double factor = 0.5;    // in (0, 1)
+  std::int64_t patience = 3;  // epochs, >= 1
+  double min_lr = 1e-6;   // >= 0
+};
+
+struct TrainingConfig {
+  std::int64_t epochs = 20;
+  std::int64_t batch_size = 64;
+  double learning_rate = 1e-3;
+  // Largest global gradient norm; 0 turns clipping off.
+  double gradient_clip_norm = 1.0;
+  LrScheduleConfig lr_schedule;
+  // Epochs without a better validation loss before stopping; 0 turns early stopping off.
+  std::int64_t early_stopping_patience = 10;
+  std::uint64_t seed = 42;
+  // Intra-op threads; 0 leaves LibTorch's default.
+  std::int64_t threads = 0;
+  // "cpu", "cuda" or "cuda:<index>".
+  std::string device = "cpu";
+};
+
+struct OutputConfig {
+  // Relative paths in a YAML file resolve against the file's folder.
+  std::string directory = "output";
+};
+
+// One broken rule: `field` is the dotted key ("training.epochs", "data.known_reals[2]"),
+// `message` the full text ("training.epochs: must be at least 1 (got 0)").
+struct ConfigProblem {
+  std::string field;
+  std::string message;
+};
+
+struct TrainConfig {
+  DataConfig data;
+  WindowConfig windows;
+  SplitConfig split;
+  ModelSettings model;
+  TrainingConfig training;
+  CheckpointConfig checkpoint;
+  OutputConfig output;
+  // The folder relative paths were resolved against (the YAML file's folder); empty when
+  // the config was not loaded from a file or a base folder. Not part of the YAML.
+  std::string base_dir;
+
+  // Every rule, in one place; throws ConfigError with the message of find_problem().
+  void validate() const;
+  // The first broken rule, or nothing.
+  std::optional<ConfigProblem> find_problem() const;
+};
+
+bool operator==(const TrainConfig& a, const TrainConfig& b);
+bool operator!=(const TrainConfig& a, const TrainConfig& b);
+
+// The model's unit names for these settings (ModelConfig::unit_names()).
+std::vector<std::string> unit_names_for(const ModelSettings& model);
+
+// The ModelConfig to build: `model` settings, lengths from `windows`, and `schema` (from the
+// data: InputSchema needs the categorical cardinalities, which only the fitted encoders
+// know; see TimeSeriesDataset::schema()).
+ModelConfig make_model_config(const TrainConfig& config, const InputSchema& schema);
+
+// Names of the enum values as the YAML spells them, and back (nothing when unknown).
+const char* to_string(MissingValuePolicy policy);
+const char* to_string(TimeFormat format);
+const char* to_string(ScalingMode mode);
+const char* to_string(LrScheduleKind kind);
+
+}  // namespace tft

@@ -1,0 +1,71 @@
+// Typed YAML values for the training config reader (internal to src/config).
+//
+// A YAML node becomes a YamlValue: its type resolved by the YAML 1.2 core schema (so `yes` is
+// a string, `-1` a negative integer and a quoted "2" a string, as in the checkpoint reader),
+// plus the message prefix that locates it ("sp500.yaml:12: "). The as_* readers check the
+// type a key wants and throw ConfigError("<where><key>: expected <type>, got <value>").
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+namespace tft {
+namespace config_detail {
+
+struct YamlValue {
+  enum class Kind { Null, Bool, UInt, NegInt, BigInt, Float, String, Seq, Map };
+  Kind kind = Kind::Null;
+  bool boolean = false;
+  std::uint64_t uint = 0;    // UInt
+  std::int64_t sint = 0;     // NegInt
+  double number = 0.0;       // every numeric kind
+  std::string text;          // String
+  std::string shown;         // as messages show it: -1, "two", a sequence
+  std::string where;         // "file:12: ", "line 12: " or ""
+  std::vector<YamlValue> items;                              // Seq
+  std::vector<std::pair<std::string, YamlValue>> entries;    // Map (keys in file order)
+  std::vector<std::string> entry_where;                      // Map: where each key is
+};
+
+// Message prefixes: "" context gives "line 3: ", "a.yaml" gives "a.yaml:3: "; with
+// `with_lines` false (values parsed from a set_config_value text) every prefix is "".
+struct YamlLocator {
+  std::string context;
+  bool with_lines = true;
+  std::string at(const YAML::Mark& mark) const;
+};
+
+// Converts a node; duplicate keys in a mapping are an error naming `path`.
+YamlValue to_value(const YAML::Node& node, const YamlLocator& loc, const std::string& path,
+                   const std::string& fallback_where);
+
+[[noreturn]] void fail_at(const std::string& where, const std::string& key,
+                          const std::string& what);
+
+std::string show_string(const std::string& text);
+
+// Readers: `key` is the dotted key named in messages.
+std::int64_t as_positive_int(const YamlValue& v, const std::string& key);
+std::int64_t as_non_negative_int(const YamlValue& v, const std::string& key);
+std::uint64_t as_uint64(const YamlValue& v, const std::string& key);
+double as_number(const YamlValue& v, const std::string& key);
+bool as_bool(const YamlValue& v, const std::string& key);
+std::string as_string(const YamlValue& v, const std::string& key);
+std::vector<std::string> as_string_list(const YamlValue& v, const std::string& key);
+std::vector<double> as_number_list(const YamlValue& v, const std::string& key);
+// One of `names`; the message lists them.
+std::string as_choice(const YamlValue& v, const std::string& key,
+                      const std::vector<std::string>& names);
+
+// Emitting: text that reads back to the same value and type.
+std::string yaml_string(const std::string& text);  // plain when safe, else double-quoted
+std::string yaml_double(double value);             // always typed as a float: 1.0, 1e-06
+std::string yaml_string_list(const std::vector<std::string>& items);  // [a, "b c"]
+std::string yaml_double_list(const std::vector<double>& items);
+
+}  // namespace config_detail
+}  // namespace tft

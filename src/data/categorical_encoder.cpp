@@ -1,0 +1,66 @@
+#include "data/categorical_encoder.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+
+namespace tft {
+
+CategoricalEncoder::CategoricalEncoder(std::vector<std::string> categories)
+    : categories_(std::move(categories)) {
+  codes_.reserve(categories_.size());
+  for (std::size_t i = 0; i < categories_.size(); ++i) {
+    if (!codes_.emplace(categories_[i], static_cast<std::int64_t>(i) + 1).second) {
+      throw DataError("categorical encoder: duplicate category \"" + categories_[i] + "\"");
+    }
+  }
+}
+
+CategoricalEncoder CategoricalEncoder::fit(const std::vector<std::string>& values) {
+  std::vector<std::string> distinct = values;
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  return CategoricalEncoder(std::move(distinct));
+}
+
+std::int64_t CategoricalEncoder::encode(std::string_view value) const {
+  const auto it = codes_.find(std::string(value));
+  return it == codes_.end() ? 0 : it->second;
+}
+
+const std::string& CategoricalEncoder::decode(std::int64_t code) const {
+  static const std::string kUnknown;
+  if (code == 0) return kUnknown;
+  if (code < 0 || code > static_cast<std::int64_t>(categories_.size())) {
+    throw DataError("categorical encoder: code " + std::to_string(code) +
+                    " is out of range [0, " + std::to_string(cardinality()) + ")");
+  }
+  return categories_[static_cast<std::size_t>(code - 1)];
+}
+
+nlohmann::json CategoricalEncoder::to_json() const {
+  return nlohmann::json{{"categories", categories_}};
+}
+
+CategoricalEncoder CategoricalEncoder::from_json(const nlohmann::json& json) {
+  if (!json.is_object() || !json.contains("categories") || !json["categories"].is_array()) {
+    throw DataError("categorical encoder: expected an object {\"categories\": [...]}");
+  }
+  std::vector<std::string> categories;
+  for (const nlohmann::json& item : json["categories"]) {
+    if (!item.is_string()) {
+      throw DataError("categorical encoder: categories must be strings, got " + item.dump());
+    }
+    categories.push_back(item.get<std::string>());
+  }
+  return CategoricalEncoder(std::move(categories));
+}
+
+bool operator==(const CategoricalEncoder& a, const CategoricalEncoder& b) {
+  return a.categories() == b.categories();
+}
+bool operator!=(const CategoricalEncoder& a, const CategoricalEncoder& b) { return !(a == b); }
+
+}  // namespace tft

@@ -1,0 +1,47 @@
+// String -> index encoding of one categorical column. Index 0 is the unknown bucket: values
+// not seen when fitting (a new store in the validation part, a new series at inference) map to
+// it, so the model always has an embedding row for them. Known categories get 1..n in byte-wise
+// sorted order, so the codes do not depend on the order of rows in the file.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace tft {
+
+class CategoricalEncoder {
+ public:
+  CategoricalEncoder() = default;
+  // Categories in code order: categories[i] gets code i + 1. Duplicates are an error
+  // (DataError).
+  explicit CategoricalEncoder(std::vector<std::string> categories);
+
+  // Distinct values of `values`, sorted.
+  static CategoricalEncoder fit(const std::vector<std::string>& values);
+
+  // 1..n for a known category, 0 for anything else.
+  std::int64_t encode(std::string_view value) const;
+  // The category of a code; "" for 0 (unknown). DataError when out of range.
+  const std::string& decode(std::int64_t code) const;
+  // Number of codes, unknown bucket included: categories().size() + 1.
+  std::int64_t cardinality() const { return static_cast<std::int64_t>(categories_.size()) + 1; }
+  const std::vector<std::string>& categories() const { return categories_; }
+
+  // {"categories": ["a", "b"]}: code i + 1 is categories[i]; code 0 is implied.
+  nlohmann::json to_json() const;
+  static CategoricalEncoder from_json(const nlohmann::json& json);
+
+ private:
+  std::vector<std::string> categories_;
+  std::unordered_map<std::string, std::int64_t> codes_;
+};
+
+bool operator==(const CategoricalEncoder& a, const CategoricalEncoder& b);
+bool operator!=(const CategoricalEncoder& a, const CategoricalEncoder& b);
+
+}  // namespace tft

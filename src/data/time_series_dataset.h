@@ -1,0 +1,192 @@
+// Many time series from one long-format CSV: one row per (series, time step), the series
+// identified by the values of data.group_columns. Rows of different series may interleave in
+// the file; within a series they must be in strictly increasing time order.
+//
+// Loading (all or nothing; every problem is a tft::DataError "file:line: column 'x': ..."):
+//   1. the header must hold every configured column (derived features aside);
+//   2. each row: the time (integer or ISO 8601, see iso8601.h), the series, and the value of
+//      every used column; missing values (data.na_values) follow data.missing_values; static
+//      columns must be constant within a series;
+//   3. rows are stored per series, column by column (float32 reals, int32 codes, int64 times);
+//   4. every series must hold at least one window (encoder_length + prediction_length rows);
+//      the split keeps its last rows for validation (window_sampler.h);
+//   5. categorical encoders and scalers are fitted on the training part of each series only
+//      (or taken from fitted transforms), and the windows are listed.
+//
+// Memory: the columns plus 8 bytes per window; a window is gathered into a batch only when it
+// is used (fill_sample, and batch.h for tensors).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "config/train_config.h"
+#include "data/categorical_encoder.h"
+#include "data/csv_reader.h"
+#include "data/scaler.h"
+#include "data/window_sampler.h"
+#include "model/model_config.h"
+
+namespace tft {
+
+// Everything fitted on training data that a model needs to see new data the same way; store
+// it with the model (to_json) and load new data with it.
+struct DataTransforms {
+  // Target and time-varying reals (data.scaling); columns named as in the CSV (derived
+  // calendar reals by their feature name).
+  StandardScaler scaler;
+  // Static reals: global, or none when data.scaling is none.
+  StandardScaler static_scaler;
+  // Every categorical column (static, known, unknown, derived), by name.
+  std::map<std::string, CategoricalEncoder> encoders;
+
+  // {"format": "tftrain-data-transforms", "version": 1, "scaler": {...},
+  //  "static_scaler": {...}, "encoders": {"store": {"categories": [...]}, ...}}
+  nlohmann::json to_json() const;
+  // DataError when the JSON is not such an object.
+  static DataTransforms from_json(const nlohmann::json& json);
+};
+
+bool operator==(const DataTransforms& a, const DataTransforms& b);
+
+// How the time column was read; decides how times print (format_time).
+enum class TimeKind {
+  Integer,   // a time index
+  Date,      // ISO 8601 dates (every value a date without time): microseconds since the epoch
+  DateTime,  // ISO 8601 date-times: microseconds since the epoch, UTC
+};
+
+struct SeriesInfo {
+  std::vector<std::string> group_values;  // one per data.group_columns
+  std::string label;                      // for messages: 'A', store=1, item=2, or (all rows)
+  std::size_t first_line = 0;             // file line of the series' first row
+  std::int64_t offset = 0;                // its first row in the column storage
+  std::int64_t length = 0;                // its rows
+  std::int64_t train_rows = 0;            // rows [0, train_rows) are the training part
+};
+
+// Widths of the batch tensors' last dimension (TFTBatch order, model/tft_model.h).
+struct BatchWidths {
+  std::int64_t static_reals = 0;
+  std::int64_t static_categoricals = 0;
+  std::int64_t encoder_reals = 0;  // unknown_reals, known_reals, target
+  std::int64_t encoder_categoricals = 0;
+  std::int64_t decoder_reals = 0;  // known_reals
+  std::int64_t decoder_categoricals = 0;
+};
+
+// Where fill_sample writes one sample. Sizes: static_* [width], encoder_* [T_enc * width],
+// decoder_* [T_dec * width] (row-major, time first), targets and decoder_times [T_dec].
+// A pointer may be null when its width is 0.
+struct SampleBuffers {
+  float* static_reals = nullptr;
+  std::int64_t* static_categoricals = nullptr;
+  float* encoder_reals = nullptr;
+  std::int64_t* encoder_categoricals = nullptr;
+  float* decoder_reals = nullptr;
+  std::int64_t* decoder_categoricals = nullptr;
+  float* targets = nullptr;
+  std::int64_t* decoder_times = nullptr;
+};
+
+class TimeSeriesDataset {
+ public:
+  // Reads config.data.path (IoError when unreadable) and fits the transforms.
+  static TimeSeriesDataset load(const TrainConfig& config);
+  // Reads config.data.path with transforms fitted before: nothing is refitted; categories
+  // not known to an encoder map to 0; with per_series scaling every series must be known to
+  // the scaler.
+  static TimeSeriesDataset load(const TrainConfig& config, const DataTransforms& fitted);
+  // The same from a tokenizer (CSV text in memory: CsvReader(name, text, delimiter)).
+  // `fitted` may be null (fit here).
+  static TimeSeriesDataset from_reader(CsvReader reader, const TrainConfig& config,
+                                       const DataTransforms* fitted = nullptr);
+
+  // The model's input schema: variables by role, categorical cardinalities from the encoders,
+  // embedding_dim from the config.
+  const InputSchema& schema() const { return schema_; }
+  const DataTransforms& transforms() const { return transforms_; }
+  const std::vector<SeriesInfo>& series() const { return series_; }
+  std::int64_t num_rows() const { return static_cast<std::int64_t>(times_.size()); }
+  std::int64_t encoder_length() const { return encoder_length_; }
+  std::int64_t prediction_length() const { return prediction_length_; }
+  TimeKind time_kind() const { return time_kind_; }
+  // A time value as text: the integer, "2020-03-01" (Date) or "2020-03-01T14:30:00Z".
+  std::string format_time(std::int64_t value) const;
+
+  const std::vector<Window>& training_windows() const { return training_windows_; }
+  const std::vector<Window>& validation_windows() const { return validation_windows_; }
+
+  // Raw column access (original units), rows in storage order (series after series).
+  const std::vector<std::int64_t>& times() const { return times_; }
+  // A stored time-varying real (target, known or unknown real, derived calendar real); throws
+  // DataError for other names.
+  const std::vector<float>& real_column(const std::string& name) const;
+  // Codes of a time-varying categorical (encoded; 0 = unknown).
+  const std::vector<std::int32_t>& categorical_column(const std::string& name) const;
+  // Rows dropped (missing_values: drop_row) and values filled (forward_fill) while loading.
+  std::int64_t dropped_rows() const { return dropped_rows_; }
+  std::int64_t filled_values() const { return filled_values_; }
+
+  // Target statistics of a series (mean 0, scale 1 when the target is not scaled): the model
+  // predicts (y - mean) / scale; write forecasts back as prediction * scale + mean.
+  ScalerStats target_stats(std::size_t series) const;
+
+  BatchWidths widths() const { return widths_; }
+  // Writes the window's sample: reals scaled, categoricals as codes, targets scaled,
+  // decoder_times the time column's values of the decoder steps.
+  void fill_sample(const Window& window, const SampleBuffers& out) const;
+
+  // Bytes of the column storage and window lists: what grows with the data.
+  std::size_t storage_bytes() const;
+  // Bytes that materialising every window (training and validation) as float32 inputs and
+  // targets would take instead: data x window length.
+  std::size_t materialized_window_bytes() const;
+
+ private:
+  friend class DatasetBuilder;
+  TimeSeriesDataset() = default;
+
+  InputSchema schema_;
+  DataTransforms transforms_;
+  std::vector<SeriesInfo> series_;
+  std::int64_t encoder_length_ = 0;
+  std::int64_t prediction_length_ = 0;
+  TimeKind time_kind_ = TimeKind::Integer;
+
+  std::vector<std::int64_t> times_;
+  std::vector<std::string> real_names_;
+  std::vector<std::vector<float>> reals_;
+  std::vector<std::string> categorical_names_;
+  std::vector<std::vector<std::int32_t>> categoricals_;
+  std::vector<double> static_reals_;              // series x static_reals, raw
+  std::vector<std::int64_t> static_categoricals_;  // series x static_categoricals, codes
+
+  // Per series: its row in transforms_.scaler (unused with mode none).
+  std::vector<std::size_t> scaler_row_;
+  // Per stored real: its column in transforms_.scaler; per static real: its column in
+  // transforms_.static_scaler.
+  std::vector<std::size_t> scaler_column_;
+  std::vector<std::size_t> static_scaler_column_;
+  // Gather plans: indices into reals_ / categoricals_; kRelativeTimeIdx for the derived
+  // window position.
+  static constexpr int kRelativeTimeIdx = -1;
+  std::vector<int> encoder_real_plan_;
+  std::vector<int> decoder_real_plan_;
+  std::vector<int> encoder_categorical_plan_;
+  std::vector<int> decoder_categorical_plan_;
+  int target_index_ = 0;
+  BatchWidths widths_;
+
+  std::vector<Window> training_windows_;
+  std::vector<Window> validation_windows_;
+  std::int64_t dropped_rows_ = 0;
+  std::int64_t filled_values_ = 0;
+};
+
+}  // namespace tft

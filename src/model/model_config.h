@@ -1,0 +1,84 @@
+// Configuration of the Temporal Fusion Transformer (Lim et al. 2021): the input schema and the
+// model's hyper-parameters. Plain data with defaults, like every config struct here; nothing
+// is guaranteed valid until validate() says so. No LibTorch here, so config-only code (the
+// YAML loader, the C API's config calls) can use it without the tensor library.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tft {
+
+// A categorical input: integer codes in [0, cardinality), embedded and projected to the
+// model's hidden size.
+struct CategoricalVariable {
+  std::string name;
+  std::int64_t cardinality = 0;
+  // 0: automatic, min(hidden_size, round(1.6 * cardinality^0.56)) (the fastai rule that
+  // pytorch-forecasting uses). A value equal to hidden_size skips the projection.
+  std::int64_t embedding_dim = 0;
+};
+
+// Which variables the model sees, by role. Reals are names only (one column each).
+//
+// The tensors of a batch hold the variables in this fixed order (reals, then categoricals):
+//   static:      static_reals                          | static_categoricals
+//   historical:  unknown_reals, known_reals, target    | unknown_categoricals, known_categoricals
+//   future:      known_reals                           | known_categoricals
+// The target is always a historical real (its past values are an input) and must not be
+// listed again among the reals.
+struct InputSchema {
+  std::vector<std::string> static_reals;
+  std::vector<CategoricalVariable> static_categoricals;
+  std::vector<std::string> known_reals;
+  std::vector<CategoricalVariable> known_categoricals;
+  std::vector<std::string> unknown_reals;
+  std::vector<CategoricalVariable> unknown_categoricals;
+  std::string target;
+
+  // Real columns of each group, in batch order.
+  std::vector<std::string> historical_reals() const;
+  std::vector<CategoricalVariable> historical_categoricals() const;
+  // Variable names in the order of the selection weights (reals first, then categoricals).
+  std::vector<std::string> static_variables() const;
+  std::vector<std::string> historical_variables() const;
+  std::vector<std::string> future_variables() const;
+};
+
+// Resolved embedding width of a categorical variable (see CategoricalVariable).
+std::int64_t embedding_dim_for(const CategoricalVariable& variable, std::int64_t hidden_size);
+
+struct ModelConfig {
+  std::int64_t hidden_size = 64;
+  std::int64_t attention_heads = 4;
+  double dropout = 0.1;
+  std::int64_t lstm_layers = 1;
+  // Stacked attention blocks (units attention_0 .. attention_{decoder_layers-1}).
+  std::int64_t decoder_layers = 1;
+  std::vector<double> quantiles{0.1, 0.5, 0.9};
+  std::int64_t encoder_length = 0;
+  std::int64_t prediction_length = 0;
+  InputSchema schema;
+  // Time chunks per unit name (see unit_names()); a unit that is absent gets
+  // default_unit_chunks(). Each chunk is one checkpoint segment; a count above the unit's
+  // number of time steps is clamped to it. static_encoder has no time axis: its chunks split
+  // the batch.
+  std::map<std::string, std::int64_t> unit_chunks;
+
+  // Throws ConfigError naming the field and the rule, e.g.
+  // "model.hidden_size: 30 is not divisible by model.attention_heads 4".
+  void validate() const;
+
+  // The checkpointable units in forward order: static_encoder, historical_encoder,
+  // future_encoder, lstm_encoder, lstm_decoder, attention_0 .. attention_{decoder_layers-1}.
+  std::vector<std::string> unit_names() const;
+  // unit_chunks[name] if present, else default_unit_chunks(name).
+  std::int64_t chunks_for(const std::string& unit) const;
+  // Defaults tuned on the reference configuration (hidden 160, encoder 168, horizon 24):
+  // see default_unit_chunks() in model_config.cpp for the numbers and why.
+  static std::int64_t default_unit_chunks(const std::string& unit);
+};
+
+}  // namespace tft
