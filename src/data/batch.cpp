@@ -1,0 +1,116 @@
+#include "data/batch.h"
+
+#include <ATen/Parallel.h>
+
+#include "common/error.h"
+
+namespace tft {
+
+TrainingBatch TrainingBatch::to(const torch::Device& device, bool non_blocking) const {
+  TrainingBatch out;
+  out.inputs.static_reals = inputs.static_reals.to(device, non_blocking);
+  out.inputs.static_categoricals = inputs.static_categoricals.to(device, non_blocking);
+  out.inputs.encoder_reals = inputs.encoder_reals.to(device, non_blocking);
+  out.inputs.encoder_categoricals = inputs.encoder_categoricals.to(device, non_blocking);
+  out.inputs.decoder_reals = inputs.decoder_reals.to(device, non_blocking);
+  out.inputs.decoder_categoricals = inputs.decoder_categoricals.to(device, non_blocking);
+  out.targets = targets.to(device, non_blocking);
+  out.series = series;
+  out.decoder_times = decoder_times;
+  return out;
+}
+
+TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<Window>& windows) {
+  const auto b = static_cast<std::int64_t>(windows.size());
+  const std::int64_t enc = dataset.encoder_length();
+  const std::int64_t dec = dataset.prediction_length();
+  const BatchWidths w = dataset.widths();
+  const auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
+  const auto i64 = torch::TensorOptions().dtype(torch::kInt64);
+
+  TrainingBatch batch;
+  TFTBatch& in = batch.inputs;
+  in.static_reals = torch::empty({b, w.static_reals}, f32);
+  in.static_categoricals = torch::empty({b, w.static_categoricals}, i64);
+  in.encoder_reals = torch::empty({b, enc, w.encoder_reals}, f32);
+  in.encoder_categoricals = torch::empty({b, enc, w.encoder_categoricals}, i64);
+  in.decoder_reals = torch::empty({b, dec, w.decoder_reals}, f32);
+  in.decoder_categoricals = torch::empty({b, dec, w.decoder_categoricals}, i64);
+  batch.targets = torch::empty({b, dec}, f32);
+  batch.series = torch::empty({b}, i64);
+  batch.decoder_times = torch::empty({b, dec}, i64);
+  if (b == 0) return batch;
+
+  float* static_reals = in.static_reals.data_ptr<float>();
+  std::int64_t* static_cats = in.static_categoricals.data_ptr<std::int64_t>();
+  float* enc_reals = in.encoder_reals.data_ptr<float>();
+  std::int64_t* enc_cats = in.encoder_categoricals.data_ptr<std::int64_t>();
+  float* dec_reals = in.decoder_reals.data_ptr<float>();
+  std::int64_t* dec_cats = in.decoder_categoricals.data_ptr<std::int64_t>();
+  float* targets = batch.targets.data_ptr<float>();
+  std::int64_t* series = batch.series.data_ptr<std::int64_t>();
+  std::int64_t* times = batch.decoder_times.data_ptr<std::int64_t>();
+  const auto n_series = dataset.series().size();
+  for (std::int64_t i = 0; i < b; ++i) {
+    if (windows[static_cast<std::size_t>(i)].series >= n_series) {
+      throw DataError("gather_batch: window " + std::to_string(i) + " names series " +
+                      std::to_string(windows[static_cast<std::size_t>(i)].series) +
+                      ", but the dataset has " + std::to_string(n_series));
+    }
+  }
+
+  // Samples are independent: fill them in parallel (each writes its own slices).
+  at::parallel_for(0, b, 16, [&](std::int64_t begin, std::int64_t end) {
+    for (std::int64_t i = begin; i < end; ++i) {
+      const Window& window = windows[static_cast<std::size_t>(i)];
+      SampleBuffers out;
+      out.static_reals = static_reals + i * w.static_reals;
+      out.static_categoricals = static_cats + i * w.static_categoricals;
+      out.encoder_reals = enc_reals + i * enc * w.encoder_reals;
+      out.encoder_categoricals = enc_cats + i * enc * w.encoder_categoricals;
+      out.decoder_reals = dec_reals + i * dec * w.decoder_reals;
+      out.decoder_categoricals = dec_cats + i * dec * w.decoder_categoricals;
+      out.targets = targets + i * dec;
+      out.decoder_times = times + i * dec;
+      dataset.fill_sample(window, out);
+      series[i] = window.series;
+    }
+  });
+  return batch;
+}
+
+torch::Tensor unscale_target(const TimeSeriesDataset& dataset, const torch::Tensor& series,
+                             const torch::Tensor& values) {
+  if (series.dim() != 1 || series.scalar_type() != torch::kInt64) {
+    throw DataError("unscale_target: series must be a [B] int64 tensor");
+  }
+  if (values.dim() < 1 || values.size(0) != series.size(0)) {
+    throw DataError("unscale_target: values must have the batch size " +
+                    std::to_string(series.size(0)) + " as first dimension");
+  }
+  const torch::Tensor ids = series.to(torch::kCPU).contiguous();
+  const std::int64_t* id = ids.data_ptr<std::int64_t>();
+  const std::int64_t b = ids.size(0);
+  torch::Tensor mean = torch::empty({b}, torch::TensorOptions().dtype(torch::kFloat64));
+  torch::Tensor scale = torch::empty({b}, torch::TensorOptions().dtype(torch::kFloat64));
+  double* m = mean.data_ptr<double>();
+  double* s = scale.data_ptr<double>();
+  for (std::int64_t i = 0; i < b; ++i) {
+    if (id[i] < 0 || static_cast<std::size_t>(id[i]) >= dataset.series().size()) {
+      throw DataError("unscale_target: series index " + std::to_string(id[i]) +
+                      " is out of range");
+    }
+    const ScalerStats stats = dataset.target_stats(static_cast<std::size_t>(id[i]));
+    m[i] = stats.mean;
+    s[i] = stats.scale;
+  }
+  std::vector<std::int64_t> shape(static_cast<std::size_t>(values.dim()), 1);
+  shape[0] = b;
+  // In double, so large means (prices, volumes) keep their precision before the cast back.
+  const auto device = values.device();
+  mean = mean.view(shape).to(device);
+  scale = scale.view(shape).to(device);
+  return (values.to(torch::kFloat64) * scale + mean).to(values.scalar_type());
+}
+
+}  // namespace tft

@@ -1,0 +1,69 @@
+// One layer of the temporal fusion decoder above the LSTMs (TFT paper, section 4.5): the unit
+// attention_k. In order:
+//   theta = GRN(x, c_e)                        static enrichment           (time-distributed)
+//   beta  = InterpretableMultiHead(theta)      temporal self-attention     (attention sub-layer)
+//   delta = LayerNorm(theta + GLU(beta))       gate/add/norm               (time-distributed)
+//   psi   = GRN(delta)                         position-wise feed-forward  (FFN sub-layer)
+//   out   = LayerNorm(phi + GLU(psi))          gate/add/norm with the post-LSTM output phi
+// Blocks stack: block k+1 takes block k's output as x, and every block's final skip is the
+// post-LSTM output phi, as in the paper's single-layer decoder.
+//
+// Only positions >= query_start produce outputs. Keys and values cover every position, and a
+// query at position p sees keys 0..p (causal).
+//
+// Chunking (see segment.h for why chunks are segments even without checkpointing):
+//  * the query positions [query_start, T) are split into `chunks` query chunks, the key-only
+//    positions [0, query_start) into up to `chunks` pieces of their own;
+//  * the time-distributed head (enrichment, key and value projections) runs once per piece,
+//    key-only pieces and query chunks alike; each returns its keys and values, and a query
+//    chunk also its enriched rows (the skip of the first gate/add/norm);
+//  * for each query chunk, the attention sub-layer projects the chunk's queries and attends
+//    over the key and value pieces up to and including its own: every key its queries may see
+//    (later keys would be masked anyway, so they are neither computed against nor kept).
+//    Then the gate/add/norm, the FFN and the final gate/add/norm run on the chunk's rows.
+//    Each of these four is its own segment, so each can be checkpointed on its own.
+#pragma once
+
+#include "model/gate_add_norm.h"
+#include "model/grn.h"
+#include "model/interpretable_attention.h"
+
+#include <torch/nn/module.h>
+#include <torch/nn/pimpl.h>
+
+namespace tft {
+
+// Which segments of a block recompute in backward, and how many chunks it runs in.
+struct AttentionBlockSchedule {
+  int64_t chunks = 1;
+  bool checkpoint_block = false;      // enrichment, keys/values and both gate/add/norms
+  bool checkpoint_attention = false;  // the attention sub-layer
+  bool checkpoint_ffn = false;        // the position-wise feed-forward sub-layer
+};
+
+struct AttentionBlockOutput {
+  torch::Tensor output;     // [B, T - query_start, hidden]
+  torch::Tensor attention;  // [B, T - query_start, T], detached; undefined unless asked for
+};
+
+class AttentionBlockImpl : public torch::nn::Module {
+ public:
+  // with_context: the enrichment GRN takes the static enrichment context.
+  AttentionBlockImpl(int64_t hidden_size, int64_t heads, double dropout, bool with_context);
+
+  // x: [B, T, hidden] block input; temporal: [B, T, hidden] post-LSTM output (final skip);
+  // enrichment_context: [B, hidden] or undefined. Requires 0 <= query_start < T.
+  AttentionBlockOutput forward(const torch::Tensor& x, const torch::Tensor& temporal,
+                               const torch::Tensor& enrichment_context, int64_t query_start,
+                               const AttentionBlockSchedule& schedule, bool return_attention);
+
+ private:
+  GatedResidualNetwork enrichment_;
+  InterpretableMultiHeadAttention attention_;
+  GateAddNorm post_attention_;
+  GatedResidualNetwork feed_forward_;
+  GateAddNorm output_gate_;
+};
+TORCH_MODULE(AttentionBlock);
+
+}  // namespace tft

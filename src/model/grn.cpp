@@ -1,0 +1,40 @@
+#include "model/grn.h"
+
+#include <ATen/ops/elu.h>
+#include <c10/util/Exception.h>
+
+namespace tft {
+
+GatedResidualNetworkImpl::GatedResidualNetworkImpl(int64_t input_size, int64_t hidden_size,
+                                                   int64_t output_size, double dropout,
+                                                   int64_t context_size)
+    : fc1_(register_module("fc1", torch::nn::Linear(input_size, hidden_size))),
+      fc2_(register_module("fc2", torch::nn::Linear(hidden_size, hidden_size))),
+      gate_norm_(register_module("gate_norm", GateAddNorm(hidden_size, output_size, dropout))) {
+  if (context_size > 0) {
+    context_ = register_module(
+        "context",
+        torch::nn::Linear(torch::nn::LinearOptions(context_size, hidden_size).bias(false)));
+  }
+  if (input_size != output_size) {
+    skip_ = register_module("skip", torch::nn::Linear(input_size, output_size));
+  }
+}
+
+torch::Tensor GatedResidualNetworkImpl::forward(const torch::Tensor& x,
+                                                const torch::Tensor& context) {
+  const torch::Tensor residual = skip_ ? skip_(x) : x;
+  torch::Tensor h = fc1_(x);
+  if (context.defined()) {
+    TORCH_CHECK(context_, "GatedResidualNetwork: a context was given to a network built without "
+                          "one (context_size 0)");
+    torch::Tensor c = context_(context);
+    // [B, hidden] -> [B, 1, ..., hidden] so it broadcasts over time (and variables).
+    while (c.dim() < h.dim()) c = c.unsqueeze(1);
+    h = h + c;
+  }
+  h = fc2_(at::elu(h));
+  return gate_norm_(h, residual);
+}
+
+}  // namespace tft

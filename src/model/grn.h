@@ -1,0 +1,38 @@
+// Gated residual network (TFT paper, section 4.1):
+//   GRN(a, c) = LayerNorm(skip(a) + GLU(W1 ELU(W2 a + W3 c + b2) + b1))
+// The gate lets the block fall back to (a projection of) its input; the optional context c
+// (a static covariate context) conditions the block on the series' static inputs.
+#pragma once
+
+#include "model/gate_add_norm.h"
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
+#include <torch/nn/pimpl.h>
+
+namespace tft {
+
+class GatedResidualNetworkImpl : public torch::nn::Module {
+ public:
+  // context_size 0: no context input. When input_size != output_size the skip path is a
+  // linear projection (as in NVIDIA's implementation) so the residual can be added.
+  GatedResidualNetworkImpl(int64_t input_size, int64_t hidden_size, int64_t output_size,
+                           double dropout, int64_t context_size = 0);
+
+  // x: [B, ..., input_size]; context: [B, context_size] (broadcast over the middle axes) or
+  // undefined. Returns [B, ..., output_size].
+  torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& context = {});
+
+  bool has_context() const { return !context_.is_empty(); }
+
+ private:
+  torch::nn::Linear fc1_;
+  // Registered only with a context; bias-free since fc1 already has one.
+  torch::nn::Linear context_{nullptr};
+  torch::nn::Linear fc2_;
+  GateAddNorm gate_norm_;
+  torch::nn::Linear skip_{nullptr};
+};
+TORCH_MODULE(GatedResidualNetwork);
+
+}  // namespace tft

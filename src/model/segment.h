@@ -1,0 +1,63 @@
+// How the TFT's units run their work: in time chunks, each chunk one autograd segment that
+// either keeps its activations or recomputes them in backward (gradient checkpointing).
+//
+// Why every chunk is a segment even when nothing is checkpointed: gradients must be bitwise
+// equal with and without checkpointing. A checkpointed segment hands autograd the sum of the
+// gradients of each of its inputs and parameters over all uses inside the segment; a plain
+// graph would instead add every single use into one running sum (LibTorch's CPU LSTM, for
+// one, uses its hidden-to-hidden weight once per time step). Floating-point addition is not
+// associative, so the two orders differ in the last bits. run_segment therefore wraps an
+// un-checkpointed segment in an autograd function of the same shape as the checkpointing one,
+// which keeps the segment's own graph and differentiates it in backward: the same kernels on
+// the same shapes, and the same summation order, whether or not the segment is checkpointed.
+#pragma once
+
+#include "checkpoint/recompute.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace torch::nn {
+class Module;
+}
+
+namespace tft {
+
+// A half-open range [begin, end) of time steps (or batch rows).
+struct Span {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+  std::int64_t length() const { return end - begin; }
+};
+
+// Splits [begin, end) into min(pieces, end - begin) contiguous spans whose lengths differ by
+// at most one (longer spans first). An empty range gives no spans.
+std::vector<Span> split_span(std::int64_t begin, std::int64_t end, std::int64_t pieces);
+
+bool operator==(const Span& a, const Span& b);
+
+// Views of `t` along `dim`, one per span; the spans must tile [0, t.size(dim)) in order. All
+// pieces come from one autograd node whose backward concatenates their gradients once
+// (slicing each piece separately would scatter every piece's gradient into a zero tensor of
+// the full size and add those up: chunks x full-size work and memory).
+checkpoint::TensorVector split_into_spans(const at::Tensor& t, int64_t dim,
+                                          const std::vector<Span>& spans);
+
+// Pieces laid out along `from`, re-cut along `to` (both tiling the same range): the pieces
+// themselves when the spans agree, else one concatenation and one split.
+checkpoint::TensorVector rechunk(const checkpoint::TensorVector& pieces,
+                                 const std::vector<Span>& from, const std::vector<Span>& to,
+                                 int64_t dim);
+
+// Runs `fn(inputs)` as one autograd segment. `modules` are the modules `fn` runs: their
+// parameters are the segment's parameters (deduplicated) and their train/eval flags are
+// restored for a recompute. With `checkpointed` the segment keeps only its inputs and
+// recomputes in backward (tft::checkpoint::checkpoint); without, it keeps its activations.
+// Without grad mode, or when nothing requires grad, this is fn(inputs) either way.
+checkpoint::TensorVector run_segment(checkpoint::SegmentFn fn,
+                                     const checkpoint::TensorVector& inputs,
+                                     const std::vector<std::shared_ptr<torch::nn::Module>>& modules,
+                                     bool checkpointed);
+
+}  // namespace tft

@@ -1,0 +1,325 @@
+#include "model/tft_model.h"
+
+#include "common/error.h"
+#include "model/segment.h"
+
+#include <ATen/ops/amax.h>
+#include <ATen/ops/amin.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/zeros.h>
+#include <torch/utils.h>
+
+#include <sstream>
+#include <tuple>
+#include <utility>
+
+namespace tft {
+
+using checkpoint::TensorVector;
+
+namespace {
+
+constexpr std::size_t kStaticUnit = 0, kHistoricalUnit = 1, kFutureUnit = 2, kLstmEncoderUnit = 3,
+                      kLstmDecoderUnit = 4, kFirstAttentionUnit = 5;
+
+std::string shape_of(const torch::Tensor& t) {
+  std::ostringstream out;
+  out << t.sizes();
+  return out.str();
+}
+
+// Checks one tensor of a batch against its expected shape; returns it, or an undefined tensor
+// when the group has no variables (so blocks never see empty inputs).
+torch::Tensor checked(const char* field, const torch::Tensor& t, std::vector<int64_t> expected,
+                      bool categorical, at::ScalarType real_dtype) {
+  const int64_t columns = expected.back();
+  if (columns == 0) {
+    if (t.defined() && t.numel() != 0 && t.size(-1) != 0) {
+      throw DataError(std::string("batch.") + field + ": the schema has no such variables, got " +
+                      shape_of(t));
+    }
+    return {};
+  }
+  std::ostringstream want;
+  want << c10::IntArrayRef(expected);
+  if (!t.defined()) {
+    throw DataError(std::string("batch.") + field + ": missing, expected " + want.str());
+  }
+  if (t.sizes() != c10::IntArrayRef(expected)) {
+    throw DataError(std::string("batch.") + field + ": expected shape " + want.str() + ", got " +
+                    shape_of(t));
+  }
+  if (categorical && t.scalar_type() != at::kLong) {
+    throw DataError(std::string("batch.") + field + ": categorical codes must be int64, got " +
+                    c10::toString(t.scalar_type()));
+  }
+  if (!categorical && t.scalar_type() != real_dtype) {
+    throw DataError(std::string("batch.") + field + ": dtype " + c10::toString(t.scalar_type()) +
+                    " does not match the model's " + c10::toString(real_dtype));
+  }
+  return t;
+}
+
+// Codes outside [0, cardinality) would index past an embedding table.
+void check_codes(const char* field, const torch::Tensor& codes,
+                 const std::vector<CategoricalVariable>& variables) {
+  if (!codes.defined() || codes.numel() == 0) return;
+  torch::NoGradGuard no_grad;
+  const auto flat = codes.reshape({-1, codes.size(-1)});
+  const auto low = at::amin(flat, {0}).cpu(), high = at::amax(flat, {0}).cpu();
+  const auto lo = low.accessor<int64_t, 1>(), hi = high.accessor<int64_t, 1>();
+  for (size_t j = 0; j < variables.size(); ++j) {
+    const auto column = static_cast<int64_t>(j);
+    const int64_t bad = lo[column] < 0 ? lo[column] : hi[column];
+    if (bad < 0 || bad >= variables[j].cardinality) {
+      throw DataError(std::string("batch.") + field + ": variable '" + variables[j].name +
+                      "' (column " + std::to_string(j) + ") has code " + std::to_string(bad) +
+                      " outside [0, " + std::to_string(variables[j].cardinality) + ")");
+    }
+  }
+}
+
+torch::Tensor slice_or_undefined(const torch::Tensor& t, int64_t dim, const Span& span) {
+  return t.defined() ? t.slice(dim, span.begin, span.end) : torch::Tensor();
+}
+
+}  // namespace
+
+TFTModelImpl::TFTModelImpl(ModelConfig config) : config_(std::move(config)) {
+  config_.validate();
+  unit_names_ = config_.unit_names();
+  const auto& schema = config_.schema;
+  const int64_t hidden = config_.hidden_size;
+  const double dropout = config_.dropout;
+  num_static_ = static_cast<int64_t>(schema.static_variables().size());
+  num_historical_ = static_cast<int64_t>(schema.historical_variables().size());
+  num_future_ = static_cast<int64_t>(schema.future_variables().size());
+  const bool has_static = num_static_ > 0;
+
+  if (has_static) {
+    static_embedding_ = register_module(
+        "static_embedding",
+        InputEmbedding(static_cast<int64_t>(schema.static_reals.size()),
+                       schema.static_categoricals, hidden));
+    static_encoder_ =
+        register_module("static_encoder", StaticCovariateEncoder(num_static_, hidden, dropout));
+  }
+  historical_embedding_ = register_module(
+      "historical_embedding",
+      InputEmbedding(static_cast<int64_t>(schema.historical_reals().size()),
+                     schema.historical_categoricals(), hidden));
+  historical_selection_ = register_module(
+      "historical_selection", VariableSelectionNetwork(num_historical_, hidden, dropout, has_static));
+  if (num_future_ > 0) {
+    future_embedding_ = register_module(
+        "future_embedding", InputEmbedding(static_cast<int64_t>(schema.known_reals.size()),
+                                           schema.known_categoricals, hidden));
+    future_selection_ = register_module(
+        "future_selection", VariableSelectionNetwork(num_future_, hidden, dropout, has_static));
+  }
+  const auto lstm_options = torch::nn::LSTMOptions(hidden, hidden)
+                                .num_layers(config_.lstm_layers)
+                                .dropout(config_.lstm_layers > 1 ? dropout : 0.0)
+                                .batch_first(true);
+  lstm_encoder_ = register_module("lstm_encoder", torch::nn::LSTM(lstm_options));
+  lstm_decoder_ = register_module("lstm_decoder", torch::nn::LSTM(lstm_options));
+  post_lstm_gate_ = register_module("post_lstm_gate", GateAddNorm(hidden, hidden, dropout));
+  for (int64_t k = 0; k < config_.decoder_layers; ++k) {
+    attention_blocks_.push_back(register_module(
+        "attention_" + std::to_string(k),
+        AttentionBlock(hidden, config_.attention_heads, dropout, has_static)));
+  }
+  quantile_head_ = register_module(
+      "quantile_head", QuantileHead(hidden, static_cast<int64_t>(config_.quantiles.size())));
+}
+
+std::vector<UnitInfo> TFTModelImpl::units() const {
+  std::vector<UnitInfo> units;
+  for (std::size_t i = 0; i < unit_names_.size(); ++i) units.push_back({i, unit_names_[i]});
+  return units;
+}
+
+void TFTModelImpl::set_checkpointing(const CheckpointConfig& config) { checkpointing_ = config; }
+
+bool TFTModelImpl::checkpointed(std::size_t unit) const {
+  return checkpointing_.should_checkpoint(unit);
+}
+
+int64_t TFTModelImpl::chunks(std::size_t unit) const {
+  return config_.chunks_for(unit_names_.at(unit));
+}
+
+StaticContexts TFTModelImpl::encode_static(const TFTBatch& batch, int64_t batch_size) {
+  StaticContexts contexts;
+  const auto options = batch.encoder_reals.options();
+  if (num_static_ == 0) {
+    contexts.weights = at::empty({batch_size, 0}, options);
+    return contexts;
+  }
+  TensorVector parts[5];
+  // No time axis here: the chunks split the batch.
+  for (const Span span : split_span(0, batch_size, chunks(kStaticUnit))) {
+    auto outputs = run_segment(
+        [embedding = static_embedding_, encoder = static_encoder_](const TensorVector& in) mutable {
+          StaticContexts c = encoder(embedding(in[0], in[1]));
+          return TensorVector{c.selection, c.enrichment, c.state_h, c.state_c, c.weights};
+        },
+        {slice_or_undefined(batch.static_reals, 0, span),
+         slice_or_undefined(batch.static_categoricals, 0, span)},
+        {static_embedding_.ptr(), static_encoder_.ptr()}, checkpointed(kStaticUnit));
+    for (size_t i = 0; i < 5; ++i) parts[i].push_back(std::move(outputs[i]));
+  }
+  contexts.selection = at::cat(parts[0], 0);
+  contexts.enrichment = at::cat(parts[1], 0);
+  contexts.state_h = at::cat(parts[2], 0);
+  contexts.state_c = at::cat(parts[3], 0);
+  contexts.weights = at::cat(parts[4], 0);
+  return contexts;
+}
+
+TFTModelImpl::Selected TFTModelImpl::select_inputs(std::size_t unit, InputEmbedding& embedding,
+                                                   VariableSelectionNetwork& selection,
+                                                   const torch::Tensor& reals,
+                                                   const torch::Tensor& categoricals,
+                                                   const torch::Tensor& context,
+                                                   const at::TensorOptions& options,
+                                                   int64_t batch_size, int64_t steps) {
+  Selected selected;
+  if (!embedding) {  // no variables in this group: nothing selected, zero features
+    selected.features = {at::zeros({batch_size, steps, config_.hidden_size}, options)};
+    selected.spans = {{0, steps}};
+    selected.weights = at::empty({batch_size, steps, 0}, options);
+    return selected;
+  }
+  selected.spans = split_span(0, steps, chunks(unit));
+  TensorVector weights;
+  for (const Span& span : selected.spans) {
+    auto outputs = run_segment(
+        [embedding, selection](const TensorVector& in) mutable {
+          VariableSelectionOutput s = selection(embedding(in[0], in[1]), in[2]);
+          return TensorVector{s.output, s.weights};
+        },
+        {slice_or_undefined(reals, 1, span), slice_or_undefined(categoricals, 1, span), context},
+        {embedding.ptr(), selection.ptr()}, checkpointed(unit));
+    selected.features.push_back(std::move(outputs[0]));
+    weights.push_back(std::move(outputs[1]));
+  }
+  selected.weights = at::cat(weights, 1);
+  return selected;
+}
+
+TFTModelImpl::Encoded TFTModelImpl::run_lstm(std::size_t unit, torch::nn::LSTM& lstm,
+                                             const Selected& inputs, torch::Tensor state_h,
+                                             torch::Tensor state_c) {
+  // The LSTM runs chunk by chunk, each chunk starting from the previous chunk's final (h, c):
+  // the same recurrence as one pass over all steps, but a checkpointed chunk keeps only its
+  // input piece and its starting state.
+  const std::vector<Span> spans = split_span(0, inputs.spans.back().end, chunks(unit));
+  const TensorVector pieces = rechunk(inputs.features, inputs.spans, spans, 1);
+  Encoded encoded;
+  for (const auto& piece : pieces) {
+    auto result = run_segment(
+        [lstm, gate = post_lstm_gate_](const TensorVector& in) mutable {
+          auto [output, state] = lstm->forward(in[0], std::make_tuple(in[1], in[2]));
+          // Gated skip over the LSTM, back to its selected inputs.
+          return TensorVector{gate(output, in[0]), std::get<0>(state), std::get<1>(state)};
+        },
+        {piece, state_h, state_c}, {lstm.ptr(), post_lstm_gate_.ptr()}, checkpointed(unit));
+    encoded.output.push_back(std::move(result[0]));
+    state_h = std::move(result[1]);
+    state_c = std::move(result[2]);
+  }
+  encoded.state_h = state_h;
+  encoded.state_c = state_c;
+  return encoded;
+}
+
+TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
+  const auto& schema = config_.schema;
+  const int64_t encoder_steps = config_.encoder_length;
+  const int64_t decoder_steps = config_.prediction_length;
+  const int64_t hidden = config_.hidden_size;
+  const auto dtype = quantile_head_->parameters()[0].scalar_type();
+
+  if (!batch.encoder_reals.defined() || batch.encoder_reals.dim() != 3) {
+    throw DataError("batch.encoder_reals: expected [B, " + std::to_string(encoder_steps) + ", " +
+                    std::to_string(schema.historical_reals().size()) + "], got " +
+                    (batch.encoder_reals.defined() ? shape_of(batch.encoder_reals)
+                                                   : std::string("nothing")));
+  }
+  const int64_t b = batch.encoder_reals.size(0);
+  auto count = [](const auto& v) { return static_cast<int64_t>(v.size()); };
+  TFTBatch in;
+  in.static_reals =
+      checked("static_reals", batch.static_reals, {b, count(schema.static_reals)}, false, dtype);
+  in.static_categoricals = checked("static_categoricals", batch.static_categoricals,
+                                   {b, count(schema.static_categoricals)}, true, dtype);
+  in.encoder_reals = checked("encoder_reals", batch.encoder_reals,
+                             {b, encoder_steps, count(schema.historical_reals())}, false, dtype);
+  in.encoder_categoricals =
+      checked("encoder_categoricals", batch.encoder_categoricals,
+              {b, encoder_steps, count(schema.historical_categoricals())}, true, dtype);
+  in.decoder_reals = checked("decoder_reals", batch.decoder_reals,
+                             {b, decoder_steps, count(schema.known_reals)}, false, dtype);
+  in.decoder_categoricals = checked("decoder_categoricals", batch.decoder_categoricals,
+                                    {b, decoder_steps, count(schema.known_categoricals)}, true,
+                                    dtype);
+  check_codes("static_categoricals", in.static_categoricals, schema.static_categoricals);
+  check_codes("encoder_categoricals", in.encoder_categoricals, schema.historical_categoricals());
+  check_codes("decoder_categoricals", in.decoder_categoricals, schema.known_categoricals);
+
+  // Unit 0: static covariate encoder.
+  const StaticContexts statics = encode_static(in, b);
+  // Units 1 and 2: input embedding and variable selection, past and future.
+  const Selected history =
+      select_inputs(kHistoricalUnit, historical_embedding_, historical_selection_,
+                    in.encoder_reals, in.encoder_categoricals, statics.selection,
+                    in.encoder_reals.options(), b, encoder_steps);
+  const Selected future =
+      select_inputs(kFutureUnit, future_embedding_, future_selection_, in.decoder_reals,
+                    in.decoder_categoricals, statics.selection, in.encoder_reals.options(), b,
+                    decoder_steps);
+
+  // Units 3 and 4: sequence-to-sequence layer. c_h and c_c start every LSTM layer.
+  const int64_t layers = config_.lstm_layers;
+  const auto initial_state = [&](const torch::Tensor& context) {
+    return context.defined() ? context.unsqueeze(0).repeat({layers, 1, 1})
+                             : at::zeros({layers, b, hidden}, in.encoder_reals.options());
+  };
+  const Encoded encoded = run_lstm(kLstmEncoderUnit, lstm_encoder_, history,
+                                   initial_state(statics.state_h), initial_state(statics.state_c));
+  const Encoded decoded =
+      run_lstm(kLstmDecoderUnit, lstm_decoder_, future, encoded.state_h, encoded.state_c);
+  TensorVector phi_pieces = encoded.output;
+  phi_pieces.insert(phi_pieces.end(), decoded.output.begin(), decoded.output.end());
+  const torch::Tensor temporal = at::cat(phi_pieces, 1);  // phi [B, T, H]
+  phi_pieces.clear();
+
+  // Units 5...: the attention blocks. Earlier blocks produce every step (the next block's keys
+  // and values), the last one only the decoder steps.
+  torch::Tensor x = temporal, attention;
+  for (size_t k = 0; k < attention_blocks_.size(); ++k) {
+    const std::size_t unit = kFirstAttentionUnit + k;
+    const bool last = k + 1 == attention_blocks_.size();
+    AttentionBlockSchedule schedule;
+    schedule.chunks = chunks(unit);
+    schedule.checkpoint_block = checkpointed(unit);
+    schedule.checkpoint_attention = schedule.checkpoint_block && checkpointing_.checkpoint_attention;
+    schedule.checkpoint_ffn = schedule.checkpoint_block && checkpointing_.checkpoint_ffn;
+    auto block = attention_blocks_[k]->forward(x, temporal, statics.enrichment,
+                                               last ? encoder_steps : 0, schedule, last);
+    x = std::move(block.output);
+    if (last) attention = std::move(block.attention);
+  }
+
+  TFTOutput output;
+  output.prediction = quantile_head_(x);
+  output.static_weights = statics.weights.detach();
+  output.encoder_weights = history.weights.detach();
+  output.decoder_weights = future.weights.detach();
+  output.attention = attention;
+  return output;
+}
+
+}  // namespace tft

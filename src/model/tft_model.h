@@ -1,0 +1,140 @@
+// The Temporal Fusion Transformer (Lim et al. 2021): wires the blocks of this folder together
+// and runs them as checkpointable units (DESIGN.md, "unit").
+//
+// Data flow (B batch, T_enc encoder steps, T_dec = prediction_length decoder steps,
+// T = T_enc + T_dec, H hidden):
+//   static inputs -> embedding -> static covariate encoder -> contexts c_s, c_e, c_h, c_c
+//   encoder inputs -> embedding -> variable selection (c_s) -> xi_enc [B, T_enc, H]
+//   decoder inputs -> embedding -> variable selection (c_s) -> xi_dec [B, T_dec, H]
+//   LSTM encoder from (c_h, c_c) over xi_enc; LSTM decoder from the encoder's final state over
+//   xi_dec; phi = LayerNorm(xi + GLU(lstm output)) (one gate shared by both)
+//   decoder_layers attention blocks (attention_block.h); the last one only for decoder steps
+//   quantile head -> prediction [B, T_dec, n_quantiles]
+//
+// Without static inputs the static contexts are zero: the layers that would consume them are
+// built without a context input (adding a zero context is a no-op) and the LSTM encoder starts
+// from zero state. Without known inputs the decoder's selected inputs are zero: the LSTM
+// decoder then runs on its state alone.
+//
+// The attention of the last block uses the decoder steps as queries only (earlier blocks use
+// every step, since the next block needs keys and values everywhere), over keys at all T
+// positions with a causal mask.
+#pragma once
+
+#include "checkpoint/checkpoint_config.h"
+#include "model/attention_block.h"
+#include "model/gate_add_norm.h"
+#include "model/input_embedding.h"
+#include "model/model_config.h"
+#include "model/quantile_head.h"
+#include "model/segment.h"
+#include "model/static_covariate_encoder.h"
+#include "model/variable_selection.h"
+
+#include <torch/nn/module.h>
+#include <torch/nn/modules/rnn.h>
+#include <torch/nn/pimpl.h>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tft {
+
+// One batch. Absent groups (no variables of that kind) are undefined tensors or have a last
+// dimension of 0. Column order follows InputSchema:
+//   static_reals          [B, n_sr]          float   static_reals
+//   static_categoricals   [B, n_sc]          int64   static_categoricals
+//   encoder_reals         [B, T_enc, n_er]   float   unknown_reals, known_reals, target
+//   encoder_categoricals  [B, T_enc, n_ec]   int64   unknown_categoricals, known_categoricals
+//   decoder_reals         [B, T_dec, n_dr]   float   known_reals
+//   decoder_categoricals  [B, T_dec, n_dc]   int64   known_categoricals
+struct TFTBatch {
+  torch::Tensor static_reals;
+  torch::Tensor static_categoricals;
+  torch::Tensor encoder_reals;
+  torch::Tensor encoder_categoricals;
+  torch::Tensor decoder_reals;
+  torch::Tensor decoder_categoricals;
+};
+
+// Interpretation tensors are detached; the weights of each step sum to 1 (over no variables,
+// for a group without any, they are empty).
+struct TFTOutput {
+  torch::Tensor prediction;       // [B, T_dec, n_quantiles]
+  torch::Tensor static_weights;   // [B, n_static]   InputSchema::static_variables() order
+  torch::Tensor encoder_weights;  // [B, T_enc, n_hist]  historical_variables() order
+  torch::Tensor decoder_weights;  // [B, T_dec, n_fut]   future_variables() order
+  torch::Tensor attention;        // [B, T_dec, T], last block, averaged over heads
+};
+
+struct UnitInfo {
+  std::size_t index;
+  std::string name;
+};
+
+class TFTModelImpl : public torch::nn::Module {
+ public:
+  // Validates the config (ConfigError on a broken rule).
+  explicit TFTModelImpl(ModelConfig config);
+
+  // Throws DataError when a tensor's shape or dtype does not match the config, or a
+  // categorical code is outside [0, cardinality).
+  TFTOutput forward(const TFTBatch& batch);
+
+  // The checkpointable units in forward order (ModelConfig::unit_names()).
+  std::vector<UnitInfo> units() const;
+
+  // Unit i recomputes its activations in backward iff config.should_checkpoint(i). Inside a
+  // checkpointed attention unit the attention sub-layer is recomputed iff
+  // checkpoint_attention, the feed-forward sub-layer iff checkpoint_ffn.
+  void set_checkpointing(const CheckpointConfig& config);
+  const CheckpointConfig& checkpointing() const { return checkpointing_; }
+
+  const ModelConfig& config() const { return config_; }
+
+ private:
+  // A unit's output over time, as the pieces of its chunks.
+  struct Selected {
+    checkpoint::TensorVector features;  // [B, span length, H] per span
+    std::vector<Span> spans;
+    torch::Tensor weights;  // [B, L, n_vars]
+  };
+  struct Encoded {
+    checkpoint::TensorVector output;  // phi [B, span length, H] per span
+    torch::Tensor state_h, state_c;   // [lstm_layers, B, H] after the last step
+  };
+
+  bool checkpointed(std::size_t unit) const;
+  int64_t chunks(std::size_t unit) const;
+
+  StaticContexts encode_static(const TFTBatch& batch, int64_t batch_size);
+  Selected select_inputs(std::size_t unit, InputEmbedding& embedding,
+                         VariableSelectionNetwork& selection, const torch::Tensor& reals,
+                         const torch::Tensor& categoricals, const torch::Tensor& context,
+                         const at::TensorOptions& options, int64_t batch_size, int64_t steps);
+  Encoded run_lstm(std::size_t unit, torch::nn::LSTM& lstm, const Selected& inputs,
+                   torch::Tensor state_h, torch::Tensor state_c);
+
+  ModelConfig config_;
+  CheckpointConfig checkpointing_;
+  std::vector<std::string> unit_names_;
+  int64_t num_static_ = 0, num_historical_ = 0, num_future_ = 0;
+
+  InputEmbedding static_embedding_{nullptr};
+  StaticCovariateEncoder static_encoder_{nullptr};
+  InputEmbedding historical_embedding_{nullptr};
+  VariableSelectionNetwork historical_selection_{nullptr};
+  InputEmbedding future_embedding_{nullptr};
+  VariableSelectionNetwork future_selection_{nullptr};
+  torch::nn::LSTM lstm_encoder_{nullptr};
+  torch::nn::LSTM lstm_decoder_{nullptr};
+  // The post-LSTM gated skip connection, shared by encoder and decoder steps as in the paper
+  // (one time-distributed layer over the whole sequence).
+  GateAddNorm post_lstm_gate_{nullptr};
+  std::vector<AttentionBlock> attention_blocks_;
+  QuantileHead quantile_head_{nullptr};
+};
+TORCH_MODULE(TFTModel);
+
+}  // namespace tft

@@ -1,0 +1,74 @@
+// Shared helpers of the model tests: schemas, configs and random batches that match them.
+#pragma once
+
+#include "model/model_config.h"
+#include "model/tft_model.h"
+
+#include <ATen/ops/randint.h>
+#include <ATen/ops/randn.h>
+#include <torch/types.h>
+
+#include <string>
+#include <vector>
+
+namespace tft::testing {
+
+// Every kind of input: static reals and categoricals, known and unknown of both kinds.
+inline InputSchema full_schema() {
+  InputSchema s;
+  s.static_reals = {"size"};
+  s.static_categoricals = {{"store", 5, 0}, {"region", 3, 4}};
+  s.known_reals = {"price", "day_of_year"};
+  s.known_categoricals = {{"weekday", 7, 0}};
+  s.unknown_reals = {"visits"};
+  s.unknown_categoricals = {{"event", 4, 0}};
+  s.target = "sales";
+  return s;
+}
+
+inline ModelConfig small_config(InputSchema schema, int64_t encoder = 12, int64_t decoder = 5) {
+  ModelConfig c;
+  c.hidden_size = 16;
+  c.attention_heads = 4;
+  c.dropout = 0.1;
+  c.encoder_length = encoder;
+  c.prediction_length = decoder;
+  c.schema = std::move(schema);
+  return c;
+}
+
+inline torch::Tensor random_codes(const std::vector<CategoricalVariable>& variables,
+                                  std::vector<int64_t> leading) {
+  if (variables.empty()) return {};
+  std::vector<torch::Tensor> columns;
+  for (const auto& v : variables) {
+    columns.push_back(at::randint(v.cardinality, leading, at::kLong).unsqueeze(-1));
+  }
+  return torch::cat(columns, -1);
+}
+
+inline torch::Tensor random_reals(size_t count, std::vector<int64_t> leading) {
+  if (count == 0) return {};
+  leading.push_back(static_cast<int64_t>(count));
+  return at::randn(leading);
+}
+
+inline TFTBatch random_batch(const ModelConfig& c, int64_t batch) {
+  const auto& s = c.schema;
+  TFTBatch b;
+  b.static_reals = random_reals(s.static_reals.size(), {batch});
+  b.static_categoricals = random_codes(s.static_categoricals, {batch});
+  b.encoder_reals = random_reals(s.historical_reals().size(), {batch, c.encoder_length});
+  b.encoder_categoricals = random_codes(s.historical_categoricals(), {batch, c.encoder_length});
+  b.decoder_reals = random_reals(s.known_reals.size(), {batch, c.prediction_length});
+  b.decoder_categoricals = random_codes(s.known_categoricals, {batch, c.prediction_length});
+  return b;
+}
+
+inline TFTBatch clone_batch(const TFTBatch& b) {
+  auto copy = [](const torch::Tensor& t) { return t.defined() ? t.clone() : t; };
+  return {copy(b.static_reals),  copy(b.static_categoricals), copy(b.encoder_reals),
+          copy(b.encoder_categoricals), copy(b.decoder_reals), copy(b.decoder_categoricals)};
+}
+
+}  // namespace tft::testing

@@ -1,0 +1,257 @@
+// The TFT's building blocks on their own: shapes, the properties the paper relies on
+// (selection weights and attention rows are distributions, attention is causal), the pinball
+// loss, and the segment runner that units are built from.
+#include "model/attention_block.h"
+#include "model/grn.h"
+#include "model/input_embedding.h"
+#include "model/interpretable_attention.h"
+#include "model/quantile_loss.h"
+#include "model/segment.h"
+#include "model/static_covariate_encoder.h"
+#include "model/variable_selection.h"
+
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
+#include <torch/autograd.h>
+#include <torch/nn/modules/rnn.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include <cstdio>
+#include <limits>
+
+#include "support/cmocka_cpp.h"  // last: see the header
+
+using tft::checkpoint::TensorVector;
+
+namespace {
+
+double max_abs(const torch::Tensor& t) { return t.abs().max().item<double>(); }
+
+}  // namespace
+
+TFT_TEST(split_span_covers_the_range_evenly) {
+  auto spans = tft::split_span(3, 13, 4);  // 10 steps: 3, 3, 2, 2
+  assert_int_equal(spans.size(), 4);
+  assert_int_equal(spans[0].begin, 3);
+  assert_int_equal(spans[0].length(), 3);
+  assert_int_equal(spans[1].length(), 3);
+  assert_int_equal(spans[2].length(), 2);
+  assert_int_equal(spans[3].end, 13);
+  assert_int_equal(tft::split_span(0, 3, 8).size(), 3);  // clamped to the length
+  assert_int_equal(tft::split_span(5, 5, 2).size(), 0);
+}
+
+TFT_TEST(grn_shapes_and_context) {
+  torch::manual_seed(0);
+  tft::GatedResidualNetwork plain(8, 16, 8, 0.1);
+  tft::GatedResidualNetwork resized(8, 16, 4, 0.1, /*context_size=*/6);
+  assert_false(plain->has_context());
+  assert_true(resized->has_context());
+  auto x = torch::randn({3, 5, 8});
+  assert_true(plain(x).sizes() == torch::IntArrayRef({3, 5, 8}));
+  auto c = torch::randn({3, 6});
+  auto y = resized(x, c);
+  assert_true(y.sizes() == torch::IntArrayRef({3, 5, 4}));
+  // The context changes the output (it is broadcast over time, not ignored).
+  resized->eval();
+  assert_true(max_abs(resized(x, c) - resized(x, c * 2)) > 0);
+  TFT_ASSERT_THROWS_WITH(plain(x, c), c10::Error, "context");
+}
+
+TFT_TEST(embedding_puts_every_variable_at_hidden_width) {
+  torch::manual_seed(0);
+  const std::vector<tft::CategoricalVariable> categoricals{{"a", 5, 0}, {"b", 3, 16}};
+  tft::InputEmbedding embedding(2, categoricals, 16);
+  assert_int_equal(embedding->num_variables(), 4);
+  auto reals = torch::randn({2, 7, 2});
+  auto codes = torch::randint(3, {2, 7, 2}, torch::kLong);
+  auto e = embedding(reals, codes);
+  assert_true(e.sizes() == torch::IntArrayRef({2, 7, 4, 16}));
+  // Real variable v at (b, t) is x * w_v + b_v.
+  auto params = embedding->named_parameters();
+  auto expected = reals[1][3][1] * params["real_weight"][1] + params["real_bias"][1];
+  assert_true(max_abs(e[1][3][1] - expected) < 1e-6);  // fused multiply-add: last bit may differ
+}
+
+TFT_TEST(selection_weights_are_distributions) {
+  torch::manual_seed(0);
+  tft::VariableSelectionNetwork vsn(5, 8, 0.1, /*with_context=*/true);
+  auto x = torch::randn({4, 6, 5, 8});
+  auto ctx = torch::randn({4, 8});
+  auto out = vsn(x, ctx);
+  assert_true(out.output.sizes() == torch::IntArrayRef({4, 6, 8}));
+  assert_true(out.weights.sizes() == torch::IntArrayRef({4, 6, 5}));
+  assert_true(max_abs(out.weights.sum(-1) - 1) < 1e-6);
+  assert_true(out.weights.min().item<double>() >= 0);
+
+  tft::VariableSelectionNetwork single(1, 8, 0.1, false);
+  auto one = single(torch::randn({4, 6, 1, 8}));
+  assert_true(max_abs(one.weights - 1) == 0);
+
+  tft::StaticCovariateEncoder encoder(3, 8, 0.1);
+  auto contexts = encoder(torch::randn({4, 3, 8}));
+  for (const auto& t : {contexts.selection, contexts.enrichment, contexts.state_h,
+                        contexts.state_c}) {
+    assert_true(t.sizes() == torch::IntArrayRef({4, 8}));
+  }
+  assert_true(max_abs(contexts.weights.sum(-1) - 1) < 1e-6);
+}
+
+TFT_TEST(mask_value_is_the_lowest_finite_value_of_the_dtype) {
+  assert_true(tft::attention_mask_value(at::kFloat) ==
+              static_cast<double>(std::numeric_limits<float>::lowest()));
+  assert_true(tft::attention_mask_value(at::kDouble) == std::numeric_limits<double>::lowest());
+  assert_true(tft::attention_mask_value(at::kHalf) == -65504.0);
+  assert_true(tft::attention_mask_value(at::kBFloat16) ==
+              static_cast<double>(std::numeric_limits<c10::BFloat16>::lowest()));
+}
+
+TFT_TEST(attention_is_causal_and_rows_are_distributions) {
+  torch::manual_seed(0);
+  tft::InterpretableMultiHeadAttention attention(16, 4, 0.0);
+  attention->eval();
+  const int64_t steps = 9, start = 6;
+  auto memory = torch::randn({2, steps, 16});
+  auto result = attention(memory.slice(1, start), memory, start);
+  assert_true(result.output.sizes() == torch::IntArrayRef({2, 3, 16}));
+  assert_true(result.weights.sizes() == torch::IntArrayRef({2, 3, steps}));
+  assert_true(max_abs(result.weights.sum(-1) - 1) < 1e-6);
+  for (int64_t i = 0; i < 3; ++i) {
+    const int64_t position = start + i;
+    if (position + 1 < steps) {
+      assert_true(max_abs(result.weights.select(1, i).slice(-1, position + 1)) == 0);
+    }
+    assert_true(result.weights.select(1, i).slice(-1, 0, position + 1).min().item<double>() > 0);
+  }
+  // Changing a future position leaves earlier queries untouched, bit for bit.
+  auto changed = memory.clone();
+  changed.select(1, 8).add_(3.0);
+  auto again = attention(changed.slice(1, start), changed, start);
+  assert_true(torch::equal(again.output.slice(1, 0, 2), result.output.slice(1, 0, 2)));
+  assert_false(torch::equal(again.output.select(1, 2), result.output.select(1, 2)));
+
+  // A query chunk that only sees the keys up to its end gives the same answer.
+  auto keys = attention->project_keys(memory), values = attention->project_values(memory);
+  auto chunk = attention->attend(memory.slice(1, 6, 8), keys.slice(1, 0, 8),
+                                 values.slice(1, 0, 8), 6);
+  assert_true(max_abs(chunk.output - result.output.slice(1, 0, 2)) < 1e-6);
+  assert_true(max_abs(chunk.weights - result.weights.slice(1, 0, 2).slice(-1, 0, 8)) < 1e-6);
+}
+
+TFT_TEST(attention_heads_share_one_value_projection) {
+  tft::InterpretableMultiHeadAttention attention(12, 3, 0.1);
+  auto p = attention->named_parameters();
+  assert_true(p["value.weight"].sizes() == torch::IntArrayRef({4, 12}));  // head_size x hidden
+  assert_true(p["query.weight"].sizes() == torch::IntArrayRef({12, 12}));  // heads x head_size
+  assert_true(p["output.weight"].sizes() == torch::IntArrayRef({12, 4}));
+}
+
+TFT_TEST(attention_block_chunks_agree_with_one_chunk) {
+  torch::manual_seed(0);
+  tft::AttentionBlock block(8, 2, 0.1, /*with_context=*/true);
+  block->eval();
+  auto x = torch::randn({2, 10, 8}), phi = torch::randn({2, 10, 8}), ctx = torch::randn({2, 8});
+  tft::AttentionBlockSchedule one, four;
+  four.chunks = 4;
+  auto a = block->forward(x, phi, ctx, 7, one, true);
+  auto b = block->forward(x, phi, ctx, 7, four, true);
+  assert_true(a.output.sizes() == torch::IntArrayRef({2, 3, 8}));
+  assert_true(a.attention.sizes() == torch::IntArrayRef({2, 3, 10}));
+  assert_true(max_abs(a.output - b.output) < 1e-5);
+  assert_true(max_abs(a.attention - b.attention) < 1e-6);
+  auto all = block->forward(x, phi, ctx, 0, four, false);
+  assert_true(all.output.sizes() == torch::IntArrayRef({2, 10, 8}));
+  assert_false(all.attention.defined());
+}
+
+TFT_TEST(pinball_loss_values) {
+  tft::QuantileLoss loss(std::vector<double>{0.1, 0.5, 0.9});
+  // Target 1, every quantile predicts 0: under-forecast costs q -> mean(0.1, 0.5, 0.9) = 0.5.
+  auto under = loss(torch::zeros({1, 1, 3}), torch::ones({1, 1}));
+  assert_true(std::abs(under.item<double>() - 0.5) < 1e-7);
+  // Target 0, predictions 2: over-forecast costs (1 - q) * 2 -> (1.8 + 1.0 + 0.2) / 3.
+  auto over = loss(torch::full({1, 1, 3}, 2.0), torch::zeros({1, 1}));
+  assert_true(std::abs(over.item<double>() - 3.0 / 3) < 1e-6);
+  auto exact = loss(torch::ones({2, 4, 3}), torch::ones({2, 4}));
+  assert_true(exact.item<double>() == 0.0);
+  TFT_ASSERT_THROWS_WITH(loss(torch::zeros({2, 4, 2}), torch::zeros({2, 4})), c10::Error,
+                         "does not match");
+}
+
+namespace {
+
+// A chunked LSTM like the model's LSTM units, each chunk one segment.
+struct LstmRun {
+  torch::Tensor output;
+  TensorVector grads;
+};
+
+LstmRun run_chunked_lstm(torch::nn::LSTM& lstm, const torch::Tensor& x, bool checkpointed) {
+  for (auto& p : lstm->parameters()) p.mutable_grad() = torch::Tensor();
+  auto h = torch::zeros({1, x.size(0), 8}), c = torch::zeros({1, x.size(0), 8});
+  TensorVector outputs;
+  for (const auto span : tft::split_span(0, x.size(1), 3)) {
+    auto r = tft::run_segment(
+        [lstm](const TensorVector& in) mutable {
+          auto [out, state] = lstm->forward(in[0], std::make_tuple(in[1], in[2]));
+          return TensorVector{out, std::get<0>(state), std::get<1>(state)};
+        },
+        {x.slice(1, span.begin, span.end), h, c}, {lstm.ptr()}, checkpointed);
+    outputs.push_back(r[0]);
+    h = r[1];
+    c = r[2];
+  }
+  LstmRun run{torch::cat(outputs, 1), {}};
+  (run.output.pow(2).sum() + h.sum()).backward();
+  for (auto& p : lstm->parameters()) run.grads.push_back(p.grad().clone());
+  return run;
+}
+
+}  // namespace
+
+TFT_TEST(kept_and_checkpointed_segments_give_identical_gradients) {
+  torch::manual_seed(3);
+  torch::nn::LSTM lstm(torch::nn::LSTMOptions(4, 8).batch_first(true));
+  auto x = torch::randn({3, 20, 4});
+  auto kept = run_chunked_lstm(lstm, x, false);
+  auto recomputed = run_chunked_lstm(lstm, x, true);
+  assert_true(torch::equal(kept.output, recomputed.output));
+  for (size_t i = 0; i < kept.grads.size(); ++i) {
+    assert_true(torch::equal(kept.grads[i], recomputed.grads[i]));
+  }
+}
+
+TFT_TEST(kept_segment_honours_retain_graph_and_refuses_a_second_backward) {
+  torch::manual_seed(3);
+  torch::nn::Linear linear(4, 4);
+  auto x = torch::randn({2, 4}, torch::requires_grad());
+  auto run = [&] {
+    return tft::run_segment(
+        [linear](const TensorVector& in) mutable { return TensorVector{linear(in[0]).tanh()}; },
+        {x}, {linear.ptr()}, false)[0];
+  };
+  auto y = run().sum();
+  y.backward({}, /*retain_graph=*/true);
+  auto once = x.grad().clone();
+  y.backward();
+  assert_true(max_abs(x.grad() - 2 * once) < 1e-6);
+  TFT_ASSERT_THROWS_WITH(y.backward(), c10::Error, "second time");
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(split_span_covers_the_range_evenly),
+      cmocka_unit_test(grn_shapes_and_context),
+      cmocka_unit_test(embedding_puts_every_variable_at_hidden_width),
+      cmocka_unit_test(selection_weights_are_distributions),
+      cmocka_unit_test(mask_value_is_the_lowest_finite_value_of_the_dtype),
+      cmocka_unit_test(attention_is_causal_and_rows_are_distributions),
+      cmocka_unit_test(attention_heads_share_one_value_projection),
+      cmocka_unit_test(attention_block_chunks_agree_with_one_chunk),
+      cmocka_unit_test(pinball_loss_values),
+      cmocka_unit_test(kept_and_checkpointed_segments_give_identical_gradients),
+      cmocka_unit_test(kept_segment_honours_retain_graph_and_refuses_a_second_backward),
+  };
+  return cmocka_run_group_tests_name("model_blocks", tests, nullptr, nullptr);
+}

@@ -1,0 +1,364 @@
+// The whole TFT: output shapes over several schemas, causality, interpretation outputs,
+// bitwise gradient parity between checkpointing arrangements, and that it can learn.
+#include "checkpoint/checkpoint_config.h"
+#include "common/error.h"
+#include "model/quantile_loss.h"
+#include "model/tft_model.h"
+#include "model_test_support.h"
+
+#include <torch/autograd.h>
+#include <torch/optim/adam.h>
+#include <torch/types.h>
+#include <torch/utils.h>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "support/cmocka_cpp.h"  // last: see the header
+
+using tft::CheckpointConfig;
+using tft::InputSchema;
+using tft::ModelConfig;
+using tft::TFTBatch;
+using tft::TFTModel;
+using tft::TFTOutput;
+using namespace tft::testing;
+
+namespace {
+
+double max_abs(const torch::Tensor& t) { return t.numel() ? t.abs().max().item<double>() : 0.0; }
+
+void expect_shape(const torch::Tensor& t, std::vector<int64_t> expected, const char* what) {
+  if (!t.defined() || t.sizes() != torch::IntArrayRef(expected)) {
+    std::ostringstream got;
+    if (t.defined()) got << t.sizes(); else got << "undefined";
+    fail_msg("%s: shape %s, expected %s", what, got.str().c_str(),
+             c10::str(torch::IntArrayRef(expected)).c_str());
+  }
+}
+
+// Selection weights and attention rows are distributions; masked attention is exactly 0.
+void expect_valid_interpretation(const TFTOutput& out, const ModelConfig& c) {
+  for (const auto* w : {&out.static_weights, &out.encoder_weights, &out.decoder_weights}) {
+    assert_false(w->requires_grad());
+    if (w->size(-1) > 0) {
+      assert_true(max_abs(w->sum(-1) - 1) < 1e-5);
+      assert_true(w->min().item<double>() >= 0);
+    }
+  }
+  assert_false(out.attention.requires_grad());
+  assert_true(max_abs(out.attention.sum(-1) - 1) < 1e-5);
+  for (int64_t t = 0; t < c.prediction_length; ++t) {
+    const int64_t position = c.encoder_length + t;
+    const auto row = out.attention.select(1, t);
+    if (position + 1 < row.size(-1)) assert_true(max_abs(row.slice(-1, position + 1)) == 0);
+  }
+}
+
+}  // namespace
+
+TFT_TEST(output_shapes_for_several_schemas) {
+  struct Case {
+    const char* name;
+    InputSchema schema;
+    int64_t lstm_layers, decoder_layers;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"everything", full_schema(), 1, 1});
+  {
+    auto s = full_schema();
+    s.static_reals.clear();
+    s.static_categoricals.clear();
+    cases.push_back({"no static inputs", s, 1, 1});
+  }
+  {
+    auto s = full_schema();
+    s.known_reals.clear();
+    s.known_categoricals.clear();
+    cases.push_back({"no known inputs", s, 2, 1});
+  }
+  {
+    auto s = full_schema();
+    s.unknown_reals.clear();
+    s.unknown_categoricals.clear();
+    s.static_reals.clear();
+    cases.push_back({"no unknown inputs, static categoricals only", s, 1, 2});
+  }
+  {
+    InputSchema s;
+    s.target = "y";
+    cases.push_back({"target only", s, 2, 2});
+  }
+  {
+    InputSchema s;
+    s.target = "y";
+    s.known_categoricals = {{"weekday", 7, 0}, {"month", 12, 16}};
+    s.static_reals = {"size"};
+    cases.push_back({"categorical known inputs, one static real", s, 1, 1});
+  }
+  for (auto& k : cases) {
+    auto c = small_config(k.schema, 10, 4);
+    c.lstm_layers = k.lstm_layers;
+    c.decoder_layers = k.decoder_layers;
+    torch::manual_seed(1);
+    TFTModel model(c);
+    const int64_t b = 3;
+    auto out = model->forward(random_batch(c, b));
+    const auto n_static = static_cast<int64_t>(c.schema.static_variables().size());
+    const auto n_hist = static_cast<int64_t>(c.schema.historical_variables().size());
+    const auto n_fut = static_cast<int64_t>(c.schema.future_variables().size());
+    std::printf("  %-45s static %lld, historical %lld, future %lld variables\n", k.name,
+                static_cast<long long>(n_static), static_cast<long long>(n_hist),
+                static_cast<long long>(n_fut));
+    expect_shape(out.prediction, {b, 4, 3}, "prediction");
+    expect_shape(out.static_weights, {b, n_static}, "static_weights");
+    expect_shape(out.encoder_weights, {b, 10, n_hist}, "encoder_weights");
+    expect_shape(out.decoder_weights, {b, 4, n_fut}, "decoder_weights");
+    expect_shape(out.attention, {b, 4, 14}, "attention");
+    assert_true(out.prediction.requires_grad());
+    assert_true(torch::isfinite(out.prediction).all().item<bool>());
+    expect_valid_interpretation(out, c);
+  }
+}
+
+TFT_TEST(units_are_listed_in_forward_order) {
+  auto c = small_config(full_schema());
+  c.decoder_layers = 2;
+  TFTModel model(c);
+  const auto units = model->units();
+  const std::vector<std::string> names{"static_encoder", "historical_encoder", "future_encoder",
+                                       "lstm_encoder",   "lstm_decoder",       "attention_0",
+                                       "attention_1"};
+  assert_int_equal(units.size(), names.size());
+  for (size_t i = 0; i < units.size(); ++i) {
+    assert_int_equal(units[i].index, i);
+    assert_string_equal(units[i].name.c_str(), names[i].c_str());
+  }
+}
+
+TFT_TEST(bad_batches_are_data_errors) {
+  auto c = small_config(full_schema());
+  TFTModel model(c);
+  auto good = random_batch(c, 2);
+  auto b = clone_batch(good);
+  b.decoder_reals = torch::randn({2, 4, 2});
+  TFT_ASSERT_THROWS_WITH(model->forward(b), tft::DataError,
+                         "batch.decoder_reals: expected shape [2, 5, 2], got [2, 4, 2]");
+  b = clone_batch(good);
+  b.encoder_categoricals.select(-1, 1).fill_(7);  // 'weekday' has 7 values
+  TFT_ASSERT_THROWS_WITH(model->forward(b), tft::DataError,
+                         "variable 'weekday' (column 1) has code 7 outside [0, 7)");
+  b = clone_batch(good);
+  b.static_categoricals = b.static_categoricals.to(torch::kInt);
+  TFT_ASSERT_THROWS_WITH(model->forward(b), tft::DataError, "must be int64");
+  b = clone_batch(good);
+  b.static_reals = torch::Tensor();
+  TFT_ASSERT_THROWS_WITH(model->forward(b), tft::DataError, "batch.static_reals: missing");
+  c.hidden_size = 30;
+  TFT_ASSERT_THROWS_WITH(TFTModel(c), tft::ConfigError, "not divisible");
+}
+
+TFT_TEST(forecasts_never_depend_on_later_inputs) {
+  auto c = small_config(full_schema(), 8, 6);
+  c.decoder_layers = 2;  // the first block attends over every step: causal there too
+  torch::manual_seed(2);
+  TFTModel model(c);
+  model->eval();
+  torch::NoGradGuard no_grad;
+  const auto batch = random_batch(c, 3);
+  const auto base = model->forward(batch).prediction;
+
+  for (int64_t t = 0; t < c.prediction_length; ++t) {
+    // Known reals at decoder step t, then known categoricals at step t.
+    for (int which = 0; which < 2; ++which) {
+      auto changed = clone_batch(batch);
+      if (which == 0) {
+        changed.decoder_reals.select(1, t).add_(1.5);
+      } else {
+        auto codes = changed.decoder_categoricals.select(1, t);
+        codes.copy_((codes + 1) % 7);
+      }
+      const auto pred = model->forward(changed).prediction;
+      if (t > 0) {
+        // Bit for bit: masked keys get weight exactly 0 and chunks never see later steps.
+        assert_true(torch::equal(pred.slice(1, 0, t), base.slice(1, 0, t)));
+      }
+      assert_true(max_abs(pred.select(1, t) - base.select(1, t)) > 0);
+    }
+  }
+  // Encoder inputs at any step come before every forecast: they may change all of them (and
+  // through the LSTM and attention they do).
+  auto changed = clone_batch(batch);
+  changed.encoder_reals.select(1, 3).add_(1.5);
+  const auto pred = model->forward(changed).prediction;
+  assert_true(max_abs(pred.select(1, 0) - base.select(1, 0)) > 0);
+  assert_true(max_abs(pred.select(1, c.prediction_length - 1) -
+                      base.select(1, c.prediction_length - 1)) > 0);
+}
+
+TFT_TEST(interpretation_outputs_are_distributions_when_checkpointed) {
+  auto c = small_config(full_schema());
+  torch::manual_seed(4);
+  TFTModel model(c);
+  model->train();
+  model->set_checkpointing(CheckpointConfig::uniform(1));
+  const auto out = model->forward(random_batch(c, 3));
+  expect_valid_interpretation(out, c);
+  out.prediction.sum().backward();  // the checkpointed graph differentiates
+}
+
+namespace {
+
+struct StepResult {
+  torch::Tensor loss;
+  std::vector<torch::Tensor> grads;
+  TFTOutput output;
+};
+
+StepResult training_step(TFTModel& model, tft::QuantileLoss& loss_fn, const TFTBatch& batch,
+                         const torch::Tensor& target, const CheckpointConfig& config) {
+  model->set_checkpointing(config);
+  for (auto& p : model->parameters()) p.mutable_grad() = torch::Tensor();
+  torch::manual_seed(1234);  // the same dropout masks in every run
+  StepResult r;
+  r.output = model->forward(batch);
+  auto loss = loss_fn(r.output.prediction, target);
+  loss.backward();
+  r.loss = loss.detach();
+  for (const auto& p : model->parameters()) {
+    r.grads.push_back(p.grad().defined() ? p.grad().clone() : torch::Tensor());
+  }
+  return r;
+}
+
+double tensor_diff(const torch::Tensor& a, const torch::Tensor& b) {
+  if (a.defined() != b.defined()) return std::numeric_limits<double>::infinity();
+  if (!a.defined() || a.numel() == 0) return 0.0;
+  // torch::equal first: a diff of 0 alone would accept -0 vs +0 or equal NaN patterns.
+  return torch::equal(a, b) ? 0.0 : std::max(1e-300, max_abs(a - b));
+}
+
+}  // namespace
+
+TFT_TEST(gradients_are_bitwise_equal_with_and_without_checkpointing) {
+  auto c = small_config(full_schema(), 12, 5);
+  c.decoder_layers = 2;
+  c.lstm_layers = 2;
+  c.unit_chunks["static_encoder"] = 2;  // batch chunks
+  torch::manual_seed(5);
+  TFTModel model(c);
+  model->train();
+  tft::QuantileLoss loss_fn(c.quantiles);
+  const auto batch = random_batch(c, 4);
+  const auto target = torch::randn({4, c.prediction_length});
+  const auto reference = training_step(model, loss_fn, batch, target, CheckpointConfig::none());
+  size_t defined = 0;
+  for (const auto& g : reference.grads) defined += g.defined() && max_abs(g) > 0;
+  std::printf("  %zu of %zu parameter gradients non-zero; loss %.9f\n", defined,
+              reference.grads.size(), reference.loss.item<double>());
+  assert_true(defined == reference.grads.size());
+
+  // Dropout really draws: another seed gives another loss.
+  {
+    torch::manual_seed(99);
+    auto other = loss_fn(model->forward(batch).prediction, target).item<double>();
+    assert_true(other != reference.loss.item<double>());
+  }
+
+  std::vector<std::pair<std::string, CheckpointConfig>> settings;
+  const auto units = model->units();
+  for (const auto& u : units) {
+    settings.emplace_back("unit " + u.name, CheckpointConfig::selective({u.index}));
+  }
+  settings.emplace_back("all units", CheckpointConfig::uniform(1));
+  settings.emplace_back("uniform(2)", CheckpointConfig::uniform(2));
+  settings.emplace_back("selective({1,3})", CheckpointConfig::selective({1, 3}));
+  settings.emplace_back("dynamic(n, 0.5)", CheckpointConfig::dynamic(units.size(), 0.5));
+  settings.emplace_back("attention only",
+                        CheckpointConfig::uniform(1).with_checkpoint_ffn(false));
+  settings.emplace_back("FFN only", CheckpointConfig::uniform(1).with_checkpoint_attention(false));
+  settings.emplace_back("no sub-layers", CheckpointConfig::uniform(1)
+                                             .with_checkpoint_attention(false)
+                                             .with_checkpoint_ffn(false));
+
+  for (const auto& [name, config] : settings) {
+    const auto run = training_step(model, loss_fn, batch, target, config);
+    const double loss_diff = tensor_diff(reference.loss, run.loss);
+    double grad_diff = 0;
+    for (size_t i = 0; i < run.grads.size(); ++i) {
+      grad_diff = std::max(grad_diff, tensor_diff(reference.grads[i], run.grads[i]));
+    }
+    double interp_diff = tensor_diff(reference.output.prediction.detach(),
+                                     run.output.prediction.detach());
+    for (auto member : {&TFTOutput::static_weights, &TFTOutput::encoder_weights,
+                        &TFTOutput::decoder_weights, &TFTOutput::attention}) {
+      interp_diff = std::max(interp_diff, tensor_diff(reference.output.*member, run.output.*member));
+    }
+    std::printf("  %-28s |dloss| %g  max|dgrad| %g  max|dinterp| %g\n", name.c_str(), loss_diff,
+                grad_diff, interp_diff);
+    assert_true(loss_diff == 0.0);
+    assert_true(grad_diff == 0.0);
+    assert_true(interp_diff == 0.0);
+  }
+}
+
+TFT_TEST(a_small_model_overfits_a_tiny_batch) {
+  InputSchema s;
+  s.static_categoricals = {{"series", 4, 0}};
+  s.known_reals = {"time"};
+  s.unknown_reals = {"noise"};
+  s.target = "y";
+  auto c = small_config(s, 8, 4);
+  c.dropout = 0.0;
+  torch::manual_seed(6);
+  TFTModel model(c);
+  model->train();
+  model->set_checkpointing(CheckpointConfig::uniform(1));  // learning through the recompute
+  tft::QuantileLoss loss_fn(c.quantiles);
+
+  // Four series: a sine of its own phase and scale, 8 past and 4 future steps each, twice.
+  const int64_t b = 8, steps = 12;
+  auto series = torch::arange(b, torch::kLong) % 4;
+  auto time = torch::arange(steps, torch::kFloat).unsqueeze(0).expand({b, steps}) / steps;
+  auto y = torch::sin(6.0 * time + series.unsqueeze(1).to(torch::kFloat)) *
+           (1.0 + 0.5 * series.unsqueeze(1).to(torch::kFloat));
+  TFTBatch batch;
+  batch.static_categoricals = series.unsqueeze(1);
+  batch.encoder_reals = torch::stack(
+      {torch::randn({b, 8}), time.slice(1, 0, 8), y.slice(1, 0, 8)}, -1);  // unknown, known, target
+  batch.decoder_reals = time.slice(1, 8).unsqueeze(-1).contiguous();
+  const auto target = y.slice(1, 8).contiguous();
+
+  torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-2));
+  const auto started = std::chrono::steady_clock::now();
+  double first = 0, last = 0;
+  for (int step = 0; step < 300; ++step) {
+    optimizer.zero_grad();
+    auto loss = loss_fn(model->forward(batch).prediction, target);
+    loss.backward();
+    optimizer.step();
+    if (step == 0) first = loss.item<double>();
+    last = loss.item<double>();
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  std::printf("  loss %.5f -> %.5f (%.1f%% lower) in 300 Adam steps, %.1f s\n", first, last,
+              100.0 * (1.0 - last / first), seconds);
+  assert_true(last <= 0.1 * first);
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(output_shapes_for_several_schemas),
+      cmocka_unit_test(units_are_listed_in_forward_order),
+      cmocka_unit_test(bad_batches_are_data_errors),
+      cmocka_unit_test(forecasts_never_depend_on_later_inputs),
+      cmocka_unit_test(interpretation_outputs_are_distributions_when_checkpointed),
+      cmocka_unit_test(gradients_are_bitwise_equal_with_and_without_checkpointing),
+      cmocka_unit_test(a_small_model_overfits_a_tiny_batch),
+  };
+  return cmocka_run_group_tests_name("tft_model", tests, nullptr, nullptr);
+}
