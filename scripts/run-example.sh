@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds, and trains with and without gradient
-# checkpointing, printing losses, gradient equality and peak activation memory.
+# The main job: installs what is missing, builds the runner tft-train, and trains the S&P 500
+# example (examples/configs/sp500.yaml: next 5 trading days' close from the last 60) with
+# gradient checkpointing. Progress goes to stderr, the summary (losses, q-risk, samples/s,
+# measured vs predicted activation memory) to stdout; the model, forecast.csv, forecast.svg,
+# interpretation.json and summary.json land in build/runs/sp500/.
+#
+# Extra arguments go to tft-train, e.g. --epochs 3, --no-gradient-checkpointing, --resume.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup-deps.sh
 cmake -S . -B build -G Ninja >/dev/null
-cmake --build build -j "${JOBS:-$(nproc)}" --target tft-checkpoint-demo
-exec ./build/bin/tft-checkpoint-demo "$@"
+cmake --build build -j "${JOBS:-$(nproc)}" --target tft-train
+exec ./build/bin/tft-train --config examples/configs/sp500.yaml --use-gradient-checkpointing "$@"

@@ -1,0 +1,174 @@
+// tft-train: trains a Temporal Fusion Transformer from a YAML config (docs/config.md) and
+// writes the model, forecasts, interpretation and summary to the config's output folder.
+//
+//   tft-train --config examples/configs/sp500.yaml [--data FILE.csv] [--epochs N]
+//             [--output DIR] [--use-gradient-checkpointing | --no-gradient-checkpointing]
+//             [--resume] [--threads N] [--seed N] [--device cpu|cuda|cuda:N]
+//
+// Flags override the YAML; relative --data / --output paths are taken from the current folder.
+// --use-gradient-checkpointing checkpoints every unit unless the YAML already chose a
+// strategy. Progress goes to stderr (a bar on a terminal, one line per epoch otherwise), the
+// summary to stdout. Exit status: 0 done, 1 error, 2 bad command line, 130 interrupted (Ctrl-C
+// stops at the next step; the last epoch's snapshot stays, --resume continues). Every failure
+// prints one line: "tft-train: <reason>".
+#include <charconv>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <system_error>
+#include <variant>
+
+#include <CLI/CLI.hpp>
+#include <c10/util/Exception.h>
+
+#include "common/error.h"
+#include "config/train_config.h"
+#include "config/train_config_io.h"
+#include "train/progress_printer.h"
+#include "train/summary.h"
+#include "train/trainer.h"
+
+namespace {
+
+constexpr int kExitError = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitInterrupted = 130;
+
+volatile std::sig_atomic_t g_interrupted = 0;
+
+extern "C" void on_interrupt(int) {
+  g_interrupted = 1;
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+
+// The message on one line: line breaks become "; ".
+std::string one_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  std::string out;
+  for (char c : text) {
+    if (c == '\n') {
+      out += "; ";
+    } else if (c != '\r') {
+      out += c;
+    }
+  }
+  return out;
+}
+
+int fail(int code, const std::string& message, tft::ProgressPrinter* printer = nullptr) {
+  std::fflush(stdout);
+  if (printer != nullptr) printer->end_line();
+  std::fprintf(stderr, "tft-train: %s\n", one_line(message).c_str());
+  return code;
+}
+
+std::string absolute(const std::string& path) {
+  return std::filesystem::absolute(std::filesystem::path(path)).lexically_normal().string();
+}
+
+// "--epochs: expected an integer >= 1, got \"ten\"" instead of CLI11's range text.
+template <typename Integer>
+CLI::Validator integer_at_least(Integer minimum) {
+  return CLI::Validator(
+      [minimum](std::string& text) -> std::string {
+        Integer value = 0;
+        const char* end = text.data() + text.size();
+        const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+        if (ec != std::errc() || ptr != end || value < minimum) {
+          return "expected an integer >= " + std::to_string(minimum) + ", got \"" + text + "\"";
+        }
+        return std::string();
+      },
+      "INT>=" + std::to_string(minimum));
+}
+
+struct Options {
+  std::string config;
+  std::string data;
+  std::string output;
+  std::string device;
+  std::int64_t epochs = 0;
+  std::int64_t threads = 0;
+  std::uint64_t seed = 0;
+  bool use_checkpointing = false;
+  bool no_checkpointing = false;
+  bool resume = false;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Trains a Temporal Fusion Transformer (LibTorch, gradient checkpointing) from a "
+               "YAML config.",
+               "tft-train"};
+  Options o;
+  app.add_option("--config", o.config, "training config (YAML, see docs/config.md)")
+      ->required()
+      ->type_name("FILE");
+  CLI::Option* data = app.add_option("--data", o.data, "CSV file instead of data.path")
+                          ->type_name("FILE");
+  CLI::Option* epochs = app.add_option("--epochs", o.epochs, "training.epochs")
+                            ->check(integer_at_least<std::int64_t>(1))
+                            ->type_name("N");
+  CLI::Option* output =
+      app.add_option("--output", o.output, "output.directory")->type_name("DIR");
+  CLI::Option* use = app.add_flag("--use-gradient-checkpointing", o.use_checkpointing,
+                                  "checkpoint every unit (unless the YAML sets a strategy)");
+  CLI::Option* no = app.add_flag("--no-gradient-checkpointing", o.no_checkpointing,
+                                 "turn gradient checkpointing off");
+  use->excludes(no);
+  app.add_flag("--resume", o.resume, "continue from output/snapshots/last.pt when it exists");
+  CLI::Option* threads = app.add_option("--threads", o.threads, "training.threads (0: default)")
+                             ->check(integer_at_least<std::int64_t>(0))
+                             ->type_name("N");
+  CLI::Option* seed = app.add_option("--seed", o.seed, "training.seed")
+                          ->check(integer_at_least<std::uint64_t>(0))
+                          ->type_name("N");
+  CLI::Option* device =
+      app.add_option("--device", o.device, "training.device: cpu, cuda or cuda:N")
+          ->type_name("DEVICE");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help
+    return fail(kExitUsage, std::string(e.what()) + " (see tft-train --help)");
+  }
+
+  tft::ProgressPrinter printer(stderr);
+  try {
+    tft::TrainConfig config = tft::load_train_config_file(o.config);
+    if (data->count() > 0) config.data.path = absolute(o.data);
+    if (output->count() > 0) config.output.directory = absolute(o.output);
+    if (epochs->count() > 0) config.training.epochs = o.epochs;
+    if (threads->count() > 0) config.training.threads = o.threads;
+    if (seed->count() > 0) config.training.seed = o.seed;
+    if (device->count() > 0) config.training.device = o.device;
+    if (o.use_checkpointing &&
+        std::holds_alternative<tft::NoCheckpointing>(config.checkpoint.strategy)) {
+      config.checkpoint = tft::CheckpointConfig::uniform(1);
+    }
+    if (o.no_checkpointing) config.checkpoint = tft::CheckpointConfig::none();
+    config.validate();
+
+    std::signal(SIGINT, on_interrupt);
+    tft::Trainer trainer(config);
+    std::fprintf(stderr, "tft-train: %zu series, %zu training and %zu validation windows; %s\n",
+                 trainer.dataset().series().size(), trainer.dataset().training_windows().size(),
+                 trainer.dataset().validation_windows().size(),
+                 config.checkpoint.summary().c_str());
+    const tft::TrainReport report = trainer.train(
+        [&](const tft::TrainProgress& p) { return printer(p) && g_interrupted == 0; }, o.resume);
+    std::cout << tft::summary_text(report) << std::flush;
+    return 0;
+  } catch (const tft::CancelledError& e) {
+    return fail(kExitInterrupted, e.what(), &printer);
+  } catch (const c10::Error& e) {
+    return fail(kExitError, e.what_without_backtrace(), &printer);
+  } catch (const std::exception& e) {
+    return fail(kExitError, e.what(), &printer);
+  }
+}

@@ -1,0 +1,135 @@
+#include "train/atomic_file.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fcntl.h>
+#include <fstream>
+#include <sstream>
+#include <system_error>
+#include <unistd.h>
+
+#include "common/error.h"
+
+namespace tft {
+namespace fs = std::filesystem;
+
+namespace {
+
+[[noreturn]] void io_fail(const std::string& what, const fs::path& path, const std::string& why) {
+  throw IoError(what + " '" + path.string() + "': " + why);
+}
+
+void remove_quietly(const fs::path& path) {
+  std::error_code ignored;
+  fs::remove_all(path, ignored);
+}
+
+// Flushes a file's data to the disk, so a rename never publishes an empty file after a crash.
+void sync_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  if (fd < 0) return;
+  (void)::fsync(fd);
+  (void)::close(fd);
+}
+
+}  // namespace
+
+fs::path temporary_sibling(const fs::path& path) {
+  fs::path p = path;
+  if (!p.has_filename()) p = p.parent_path();  // "dir/" -> "dir"
+  return p.parent_path() / (p.filename().string() + ".tmp-" + std::to_string(::getpid()));
+}
+
+void ensure_directory(const fs::path& directory) {
+  if (directory.empty()) return;
+  std::error_code ec;
+  fs::create_directories(directory, ec);
+  if (ec) io_fail("cannot create folder", directory, ec.message());
+  if (!fs::is_directory(directory, ec)) io_fail("not a folder", directory, "a file is in the way");
+}
+
+void replace_file_atomically(const fs::path& path,
+                             const std::function<void(const std::string& temporary)>& write) {
+  const fs::path temporary = temporary_sibling(path);
+  try {
+    write(temporary.string());
+  } catch (...) {
+    remove_quietly(temporary);
+    throw;
+  }
+  sync_file(temporary);
+  std::error_code ec;
+  fs::rename(temporary, path, ec);
+  if (ec) {
+    remove_quietly(temporary);
+    io_fail("cannot write", path, ec.message());
+  }
+}
+
+void write_file_atomically(const fs::path& path, const std::string& content) {
+  replace_file_atomically(path, [&](const std::string& temporary) {
+    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+    if (!out) io_fail("cannot write", temporary, std::strerror(errno));
+    out.write(content.data(), static_cast<std::streamsize>(content.size()));
+    out.close();
+    if (!out) io_fail("cannot write", temporary, "write failed (disk full?)");
+  });
+}
+
+void replace_directory_atomically(const fs::path& path,
+                                  const std::function<void(const fs::path&)>& fill) {
+  const fs::path temporary = temporary_sibling(path);
+  remove_quietly(temporary);  // a leftover of an earlier crash of a process with our pid
+  ensure_directory(temporary);
+  try {
+    fill(temporary);
+  } catch (...) {
+    remove_quietly(temporary);
+    throw;
+  }
+  std::error_code ec;
+  if (!fs::exists(path, ec)) {
+    fs::rename(temporary, path, ec);
+    if (ec) {
+      remove_quietly(temporary);
+      io_fail("cannot create", path, ec.message());
+    }
+    return;
+  }
+#if defined(__linux__) && defined(RENAME_EXCHANGE)
+  // One step: the old folder takes the temporary name, then goes away.
+  if (::renameat2(AT_FDCWD, temporary.c_str(), AT_FDCWD, path.c_str(), RENAME_EXCHANGE) == 0) {
+    remove_quietly(temporary);
+    return;
+  }
+  // EINVAL/ENOSYS: the file system or kernel cannot exchange; fall back below.
+#endif
+  const fs::path old = path.parent_path() /
+                       (path.filename().string() + ".old-" + std::to_string(::getpid()));
+  remove_quietly(old);
+  fs::rename(path, old, ec);
+  if (ec) {
+    remove_quietly(temporary);
+    io_fail("cannot replace", path, ec.message());
+  }
+  fs::rename(temporary, path, ec);
+  if (ec) {
+    std::error_code restore;
+    fs::rename(old, path, restore);
+    remove_quietly(temporary);
+    io_fail("cannot replace", path, ec.message());
+  }
+  remove_quietly(old);
+}
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) io_fail("cannot read", path, std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) io_fail("cannot read", path, "read failed");
+  return text.str();
+}
+
+}  // namespace tft

@@ -1,0 +1,50 @@
+#include "train/lr_schedule.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "train/json_util.h"
+
+namespace tft {
+
+LrSchedule::LrSchedule(const LrScheduleConfig& config, double initial_learning_rate)
+    : config_(config) {
+  state_.learning_rate = initial_learning_rate;
+}
+
+double LrSchedule::step(double loss) {
+  if (config_.kind == LrScheduleKind::None) return state_.learning_rate;
+  if (loss < state_.best) {  // NaN never improves
+    state_.best = loss;
+    state_.bad_epochs = 0;
+    return state_.learning_rate;
+  }
+  if (++state_.bad_epochs >= config_.patience) {
+    const double reduced = std::max(state_.learning_rate * config_.factor, config_.min_lr);
+    if (reduced < state_.learning_rate) ++state_.reductions;
+    state_.learning_rate = reduced;
+    state_.bad_epochs = 0;
+  }
+  return state_.learning_rate;
+}
+
+nlohmann::json LrSchedule::state_to_json(const State& state) {
+  return {{"learning_rate", state.learning_rate},
+          {"best", json_number(state.best)},
+          {"bad_epochs", state.bad_epochs},
+          {"reductions", state.reductions}};
+}
+
+LrSchedule::State LrSchedule::state_from_json(const nlohmann::json& json) {
+  State s;
+  s.learning_rate = json_get_number(json, "learning_rate", "lr_schedule");
+  s.best = json_get_number_or_inf(json, "best", "lr_schedule");
+  s.bad_epochs = json_get_int(json, "bad_epochs", "lr_schedule");
+  s.reductions = json_get_int(json, "reductions", "lr_schedule");
+  return s;
+}
+
+}  // namespace tft

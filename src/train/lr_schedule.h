@@ -1,0 +1,47 @@
+// The learning-rate schedule: reduce on plateau (as torch.optim.lr_scheduler.ReduceLROnPlateau
+// in mode "min" with threshold 0 and no cooldown), or a constant rate.
+//
+// After each epoch the trainer reports the monitored loss (validation loss, or training loss
+// without a validation set). A loss strictly below the best so far resets the count of bad
+// epochs; after `patience` bad epochs in a row the rate becomes max(rate * factor, min_lr) and
+// the count starts again. The state is plain data so a snapshot can store and restore it.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "config/train_config.h"
+
+namespace tft {
+
+class LrSchedule {
+ public:
+  struct State {
+    double learning_rate = 0.0;
+    double best = std::numeric_limits<double>::infinity();
+    std::int64_t bad_epochs = 0;
+    std::int64_t reductions = 0;
+  };
+
+  LrSchedule(const LrScheduleConfig& config, double initial_learning_rate);
+
+  // Records one epoch's loss; returns the learning rate for the next epoch.
+  double step(double loss);
+
+  double learning_rate() const { return state_.learning_rate; }
+  const State& state() const { return state_; }
+  void set_state(const State& state) { state_ = state; }
+
+  // {"learning_rate": ..., "best": ... (null while infinite), "bad_epochs": ..., "reductions": ...}
+  static nlohmann::json state_to_json(const State& state);
+  // ConfigError when a field is missing or has the wrong type.
+  static State state_from_json(const nlohmann::json& json);
+
+ private:
+  LrScheduleConfig config_;
+  State state_;
+};
+
+}  // namespace tft

@@ -1,0 +1,133 @@
+#include "train/metrics.h"
+
+#include <cmath>
+
+#include <ATen/ops/abs.h>
+#include <ATen/ops/maximum.h>
+#include <ATen/ops/tensor.h>
+#include <nlohmann/json.hpp>
+#include <torch/utils.h>
+
+#include "common/error.h"
+#include "train/json_util.h"
+
+namespace tft {
+
+std::optional<std::size_t> quantile_index(const std::vector<double>& quantiles, double q) {
+  for (std::size_t i = 0; i < quantiles.size(); ++i) {
+    if (std::fabs(quantiles[i] - q) < 1e-9) return i;
+  }
+  return std::nullopt;
+}
+
+MetricAccumulator::MetricAccumulator(std::vector<double> quantiles)
+    : quantiles_(std::move(quantiles)),
+      p50_(quantile_index(quantiles_, 0.5)),
+      p90_(quantile_index(quantiles_, 0.9)),
+      quantile_levels_(at::tensor(quantiles_, at::kDouble)) {}
+
+namespace {
+
+// Pinball loss of every element, [B, T, Q] (double).
+at::Tensor pinball(const at::Tensor& prediction, const at::Tensor& target,
+                   const at::Tensor& levels) {
+  const at::Tensor error = target.unsqueeze(-1) - prediction;
+  return at::maximum(levels * error, (levels - 1.0) * error);
+}
+
+}  // namespace
+
+void MetricAccumulator::add(const at::Tensor& prediction, const at::Tensor& target,
+                            const at::Tensor& prediction_original,
+                            const at::Tensor& target_original) {
+  torch::NoGradGuard no_grad;
+  if (target.size(0) == 0) return;
+  const at::Tensor p = prediction.detach().to(at::kCPU, at::kDouble);
+  const at::Tensor y = target.detach().to(at::kCPU, at::kDouble);
+  loss_sum_ += pinball(p, y, quantile_levels_).sum().item<double>();
+  loss_count_ += p.numel();
+
+  const at::Tensor po = prediction_original.detach().to(at::kCPU, at::kDouble);
+  const at::Tensor yo = target_original.detach().to(at::kCPU, at::kDouble);
+  abs_target_sum_ += at::abs(yo).sum().item<double>();
+  points_ += yo.numel();
+  windows_ += y.size(0);
+  auto quantile_loss_sum = [&](std::size_t index) {
+    const at::Tensor level = quantile_levels_.narrow(0, static_cast<std::int64_t>(index), 1);
+    const at::Tensor column = po.select(-1, static_cast<std::int64_t>(index)).unsqueeze(-1);
+    return pinball(column, yo, level).sum().item<double>();
+  };
+  if (p50_) {
+    ql50_sum_ += quantile_loss_sum(*p50_);
+    abs_error50_sum_ +=
+        at::abs(yo - po.select(-1, static_cast<std::int64_t>(*p50_))).sum().item<double>();
+  }
+  if (p90_) ql90_sum_ += quantile_loss_sum(*p90_);
+}
+
+ValidationMetrics MetricAccumulator::result() const {
+  ValidationMetrics m;
+  m.windows = windows_;
+  if (windows_ == 0) return m;
+  m.loss = loss_sum_ / static_cast<double>(loss_count_);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // A q-risk over targets that are all zero is undefined.
+  const double denominator = abs_target_sum_ > 0.0 ? abs_target_sum_ : nan;
+  if (p50_) {
+    m.q_risk_p50 = 2.0 * ql50_sum_ / denominator;
+    m.mae_p50 = abs_error50_sum_ / static_cast<double>(points_);
+  }
+  if (p90_) m.q_risk_p90 = 2.0 * ql90_sum_ / denominator;
+  return m;
+}
+
+nlohmann::ordered_json validation_metrics_to_json(const ValidationMetrics& m) {
+  using J = nlohmann::ordered_json;
+  J j;
+  j["loss"] = json_number<J>(m.loss);
+  j["q_risk_p50"] = json_number<J>(m.q_risk_p50);
+  j["q_risk_p90"] = json_number<J>(m.q_risk_p90);
+  j["mae_p50"] = json_number<J>(m.mae_p50);
+  j["windows"] = m.windows;
+  return j;
+}
+
+nlohmann::ordered_json epoch_metrics_to_json(const EpochMetrics& m) {
+  using J = nlohmann::ordered_json;
+  J j;
+  j["epoch"] = m.epoch;
+  j["train_loss"] = json_number<J>(m.train_loss);
+  j["validation_loss"] = json_number<J>(m.validation.loss);
+  j["q_risk_p50"] = json_number<J>(m.validation.q_risk_p50);
+  j["q_risk_p90"] = json_number<J>(m.validation.q_risk_p90);
+  j["mae_p50"] = json_number<J>(m.validation.mae_p50);
+  j["validation_windows"] = m.validation.windows;
+  j["learning_rate"] = m.learning_rate;
+  j["seconds"] = m.seconds;
+  j["samples_per_second"] = m.samples_per_second;
+  j["peak_activation_bytes"] = m.peak_activation_bytes;
+  j["best"] = m.best;
+  return j;
+}
+
+EpochMetrics epoch_metrics_from_json(const nlohmann::json& j) {
+  const std::string where = "epoch metrics";
+  EpochMetrics m;
+  m.epoch = json_get_int(j, "epoch", where);
+  m.train_loss = json_get_number_or_nan(j, "train_loss", where);
+  m.validation.loss = json_get_number_or_nan(j, "validation_loss", where);
+  m.validation.q_risk_p50 = json_get_number_or_nan(j, "q_risk_p50", where);
+  m.validation.q_risk_p90 = json_get_number_or_nan(j, "q_risk_p90", where);
+  m.validation.mae_p50 = json_get_number_or_nan(j, "mae_p50", where);
+  m.validation.windows = json_get_int(j, "validation_windows", where);
+  m.learning_rate = json_get_number(j, "learning_rate", where);
+  m.seconds = json_get_number(j, "seconds", where);
+  m.samples_per_second = json_get_number(j, "samples_per_second", where);
+  m.peak_activation_bytes = json_get_int(j, "peak_activation_bytes", where);
+  const nlohmann::json& best = json_get(j, "best", where);
+  if (!best.is_boolean()) throw IoError(where + ": key 'best': expected a boolean");
+  m.best = best.get<bool>();
+  return m;
+}
+
+}  // namespace tft

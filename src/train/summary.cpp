@@ -1,0 +1,93 @@
+#include "train/summary.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "train/json_util.h"
+#include "train/progress_printer.h"
+
+namespace tft {
+
+nlohmann::ordered_json summary_json(const TrainReport& r) {
+  using J = nlohmann::ordered_json;
+  J j;
+  j["final_validation_loss"] = json_number<J>(r.final_validation_loss);
+  j["best_validation_loss"] = json_number<J>(r.best_validation_loss);
+  j["best_epoch"] = r.best_epoch;
+  j["initial_validation_loss"] = json_number<J>(r.initial_validation_loss);
+  j["validation"] = validation_metrics_to_json(r.validation);
+  j["epochs_run"] = r.epochs_run;
+  j["resumed_from_epoch"] = r.resumed_from_epoch;
+  j["early_stopped"] = r.early_stopped;
+  j["train_seconds"] = r.train_seconds;
+  j["samples_per_second"] = r.samples_per_second;
+  J memory;
+  memory["device"] = r.memory.device;
+  memory["peak_activation_bytes_training"] = r.peak_activation_bytes;
+  memory["checkpointed_peak_bytes"] = r.memory.checkpointed_peak_bytes;
+  memory["unchecked_peak_bytes"] = r.memory.unchecked_peak_bytes;
+  memory["checkpoint_summary"] = r.memory.checkpoint_summary;
+  memory["units"] = r.memory.num_units;
+  memory["predicted_savings"] = json_number<J>(r.memory.predicted_savings);
+  memory["measured_savings"] = json_number<J>(r.memory.measured_savings);
+  memory["predicted_compute_overhead"] = json_number<J>(r.memory.predicted_compute_overhead);
+  j["memory"] = memory;
+  j["output_directory"] = r.output_directory;
+  return j;
+}
+
+namespace {
+
+std::string number(double value, const char* format = "%.6g") {
+  if (!std::isfinite(value)) return "n/a";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
+}
+
+std::string percent(double fraction) {
+  if (!std::isfinite(fraction)) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * fraction);
+  return buf;
+}
+
+}  // namespace
+
+std::string summary_text(const TrainReport& r) {
+  std::string out;
+  auto line = [&](const char* name, const std::string& value) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "  %-34s ", name);
+    out += buf + value + "\n";
+  };
+  out += "Training summary\n";
+  line("epochs run", std::to_string(r.epochs_run) +
+                         (r.early_stopped ? " (early stopped)" : "") +
+                         (r.resumed_from_epoch > 0
+                              ? " (resumed after epoch " + std::to_string(r.resumed_from_epoch) + ")"
+                              : ""));
+  line("validation loss: initial", number(r.initial_validation_loss));
+  line("validation loss: final epoch", number(r.final_validation_loss));
+  line("validation loss: best",
+       number(r.best_validation_loss) + " (epoch " + std::to_string(r.best_epoch) + ")");
+  line("saved model: q-risk P50", number(r.validation.q_risk_p50, "%.4f"));
+  line("saved model: q-risk P90", number(r.validation.q_risk_p90, "%.4f"));
+  line("saved model: MAE P50", number(r.validation.mae_p50));
+  line("validation windows", std::to_string(r.validation.windows));
+  line("training time", number(r.train_seconds, "%.1f") + " s");
+  line("samples/s", number(r.samples_per_second, "%.0f"));
+  line("device", r.memory.device);
+  line("checkpointing", r.memory.checkpoint_summary + " (" + std::to_string(r.memory.num_units) +
+                            " units)");
+  line("peak activation: training", format_bytes(r.peak_activation_bytes));
+  line("peak activation: checkpointed step", format_bytes(r.memory.checkpointed_peak_bytes));
+  line("peak activation: unchecked step", format_bytes(r.memory.unchecked_peak_bytes));
+  line("activation savings: measured", percent(r.memory.measured_savings));
+  line("activation savings: predicted", percent(r.memory.predicted_savings));
+  line("compute overhead: predicted", number(r.memory.predicted_compute_overhead, "%.2fx"));
+  line("output", r.output_directory);
+  return out;
+}
+
+}  // namespace tft

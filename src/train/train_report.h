@@ -1,0 +1,70 @@
+// What a training run reports: progress while it runs (TrainProgress, passed to the progress
+// callback), the result (TrainReport) and the activation memory figures (MemoryReport).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "train/metrics.h"
+
+namespace tft {
+
+struct TrainProgress {
+  enum class Kind {
+    Step,   // after each optimisation step
+    Epoch,  // after each epoch's validation (metrics set)
+  };
+  Kind kind = Kind::Step;
+  std::int64_t epoch = 0;   // 1-based
+  std::int64_t epochs = 0;  // configured training.epochs
+  std::int64_t step = 0;    // 1-based within the epoch (== steps at Kind::Epoch)
+  std::int64_t steps = 0;   // steps of this epoch
+  double loss = 0.0;        // mean training loss of the epoch so far
+  double samples_per_second = 0.0;         // this epoch so far
+  std::int64_t peak_activation_bytes = 0;  // largest step of the epoch so far
+  double learning_rate = 0.0;
+  const EpochMetrics* metrics = nullptr;  // Kind::Epoch only; valid during the call
+};
+
+// Returns false to cancel: train() then throws CancelledError (see Trainer::train).
+using ProgressCallback = std::function<bool(const TrainProgress&)>;
+
+struct MemoryReport {
+  std::string device;
+  std::string checkpoint_summary;  // CheckpointConfig::summary()
+  std::size_t num_units = 0;
+  // Measured activation peak of one training step (forward + backward) on the same batch.
+  std::int64_t checkpointed_peak_bytes = 0;  // checkpointing as configured
+  std::int64_t unchecked_peak_bytes = 0;     // checkpointing off
+  double measured_savings = 0.0;   // 1 - checkpointed / unchecked
+  double predicted_savings = 0.0;  // CheckpointConfig::memory_savings(num_units)
+  double predicted_compute_overhead = 1.0;  // CheckpointConfig::compute_overhead(num_units)
+};
+
+struct TrainReport {
+  std::vector<EpochMetrics> history;  // every epoch, resumed ones included
+  double initial_validation_loss = std::numeric_limits<double>::quiet_NaN();  // untrained model
+  // NaN without a validation set.
+  double best_validation_loss = std::numeric_limits<double>::quiet_NaN();
+  // The epoch whose weights the model ends with: lowest validation loss (lowest training loss
+  // without a validation set); 0: the initial weights.
+  std::int64_t best_epoch = 0;
+  double final_validation_loss = std::numeric_limits<double>::quiet_NaN();  // last epoch's
+  std::int64_t epochs_run = 0;          // epochs completed, resumed ones included
+  std::int64_t resumed_from_epoch = 0;  // epochs the snapshot held (0: a fresh run)
+  bool early_stopped = false;
+  double train_seconds = 0.0;       // training steps only, over every epoch
+  double samples_per_second = 0.0;  // training samples / train_seconds
+  std::int64_t peak_activation_bytes = 0;  // largest training step, checkpointing as configured
+  // Validation metrics of the model the run ends with (the best epoch's weights).
+  ValidationMetrics validation;
+  // Measured at the end of the run on one training batch (Trainer::memory_report()).
+  MemoryReport memory;
+  std::string output_directory;  // where the run wrote its files
+};
+
+}  // namespace tft

@@ -1,0 +1,468 @@
+#include "train/trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <ATen/Parallel.h>
+#include <ATen/ops/zeros_like.h>
+#include <torch/optim/adam.h>
+#include <torch/utils.h>
+
+#include "common/error.h"
+#include "common/format.h"
+#include "data/batch.h"
+#include "data/window_sampler.h"
+#include "memory/memory_meter.h"
+#include "model/quantile_loss.h"
+#include "train/atomic_file.h"
+#include "train/early_stopping.h"
+#include "train/forecast_csv.h"
+#include "train/forecast_svg.h"
+#include "train/gradient_clipping.h"
+#include "train/lr_schedule.h"
+#include "train/module_state.h"
+#include "train/rng_state.h"
+#include "train/saved_model.h"
+#include "train/snapshot.h"
+#include "train/summary.h"
+
+#ifdef TFT_WITH_CUDA
+#include <torch/cuda.h>
+#endif
+
+namespace tft {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+c10::Device parse_device(const std::string& text) {
+  std::optional<c10::Device> device;
+  try {
+    device = c10::Device(text);
+  } catch (const c10::Error&) {
+    throw ConfigError("training.device: '" + text + "' is not a device (cpu, cuda, cuda:N)");
+  }
+  if (device->is_cpu()) return *device;
+  if (device->is_cuda()) {
+#ifdef TFT_WITH_CUDA
+    if (!torch::cuda::is_available()) {
+      throw UnsupportedError("training.device: '" + text + "': no CUDA device is available");
+    }
+    return *device;
+#else
+    throw UnsupportedError("training.device: '" + text +
+                           "': this build has no CUDA support (rebuild with -DTFT_WITH_CUDA=ON)");
+#endif
+  }
+  throw UnsupportedError("training.device: '" + text + "': only cpu and cuda are supported");
+}
+
+// Gradients set to zero in place (kept allocated, as across training steps, so memory
+// measurements do not count their allocation).
+void zero_gradients(const std::vector<at::Tensor>& parameters) {
+  for (const at::Tensor& p : parameters) {
+    at::Tensor& grad = const_cast<at::Tensor&>(p).mutable_grad();
+    if (grad.defined()) {
+      grad.detach_();
+      grad.zero_();
+    }
+  }
+}
+
+void ensure_gradients(const std::vector<at::Tensor>& parameters) {
+  torch::NoGradGuard no_grad;
+  for (const at::Tensor& p : parameters) {
+    at::Tensor& grad = const_cast<at::Tensor&>(p).mutable_grad();
+    if (!grad.defined()) grad = at::zeros_like(p);
+  }
+}
+
+void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
+  for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
+}
+
+std::string number_text(double value) { return shortest_double(value); }
+
+std::string loss_text(double value) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", value);
+  return buf;
+}
+
+}  // namespace
+
+struct Trainer::State {
+  TrainConfig config;
+  TimeSeriesDataset dataset;
+  ModelConfig model_config;
+  c10::Device device{c10::kCPU};
+  TFTModel model{nullptr};
+  QuantileLoss loss{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer;
+  std::optional<WindowSampler> sampler;
+  ModuleState initial_weights;
+  RngState initial_rng;
+  ModuleState best_weights;
+
+  State(TrainConfig c, TimeSeriesDataset d) : config(std::move(c)), dataset(std::move(d)) {}
+
+  void new_optimizer() {
+    optimizer = std::make_unique<torch::optim::Adam>(
+        model->parameters(), torch::optim::AdamOptions(config.training.learning_rate));
+  }
+};
+
+namespace {
+
+TrainConfig validated(TrainConfig config) {
+  config.validate();
+  if (config.training.threads > 0) {
+    at::set_num_threads(static_cast<int>(config.training.threads));
+  }
+  return config;
+}
+
+}  // namespace
+
+Trainer::Trainer(TrainConfig config) : Trainer(validated(config), TimeSeriesDataset::load(config)) {}
+
+Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
+  config = validated(std::move(config));
+  if (dataset.encoder_length() != config.windows.encoder_length ||
+      dataset.prediction_length() != config.windows.prediction_length) {
+    throw ConfigError("trainer: the dataset was loaded with other windows (encoder " +
+                      std::to_string(dataset.encoder_length()) + ", prediction " +
+                      std::to_string(dataset.prediction_length()) + ") than the config's");
+  }
+  state_ = std::make_unique<State>(std::move(config), std::move(dataset));
+  State& s = *state_;
+  s.device = parse_device(s.config.training.device);
+  s.model_config = make_model_config(s.config, s.dataset.schema());
+
+  seed_all_generators(s.config.training.seed);
+  s.model = TFTModel(s.model_config);
+  const std::size_t units = s.model->units().size();
+  if (const auto problem = s.config.checkpoint.find_problem(units)) {
+    std::string names;
+    for (const UnitInfo& u : s.model->units()) {
+      names += (names.empty() ? "" : ", ") + std::to_string(u.index) + " " + u.name;
+    }
+    throw ConfigError(problem->message + " (the model's units: " + names + ")");
+  }
+  s.model->set_checkpointing(s.config.checkpoint);
+  s.model->to(s.device);
+  s.loss = QuantileLoss(s.model_config.quantiles);
+  s.loss->to(s.device);
+  s.initial_weights = copy_module_state(*s.model);
+  s.best_weights = s.initial_weights;
+  s.initial_rng = RngState::capture(s.device);
+  s.new_optimizer();
+  s.sampler.emplace(s.dataset.training_windows(), s.config.training.batch_size, /*shuffle=*/true,
+                    s.config.training.seed);
+}
+
+Trainer::~Trainer() = default;
+
+const TrainConfig& Trainer::config() const { return state_->config; }
+const TimeSeriesDataset& Trainer::dataset() const { return state_->dataset; }
+const ModelConfig& Trainer::model_config() const { return state_->model_config; }
+TFTModel& Trainer::model() { return state_->model; }
+
+fs::path Trainer::output_directory() const { return fs::path(state_->config.output.directory); }
+fs::path Trainer::snapshot_path() const { return output_directory() / "snapshots" / "last.pt"; }
+
+void Trainer::cancel() noexcept { cancel_requested_.store(true); }
+
+ValidationMetrics Trainer::evaluate() {
+  State& s = *state_;
+  return evaluate_windows(s.model, s.dataset, s.dataset.validation_windows(),
+                          s.config.training.batch_size, s.device);
+}
+
+Predictions Trainer::predict() {
+  State& s = *state_;
+  return predict_forecasts(s.model, s.dataset, s.config.training.batch_size, s.device);
+}
+
+void Trainer::save_model() const {
+  const State& s = *state_;
+  save_model_directory(output_directory() / "model", s.model, s.config, s.dataset.transforms());
+}
+
+MemoryReport Trainer::memory_report() {
+  State& s = *state_;
+  MemoryReport r;
+  const std::size_t units = s.model->units().size();
+  r.device = s.device.str();
+  r.checkpoint_summary = s.config.checkpoint.summary();
+  r.num_units = units;
+  r.predicted_savings = s.config.checkpoint.memory_savings(units);
+  r.predicted_compute_overhead = s.config.checkpoint.compute_overhead(units);
+  const std::vector<std::vector<Window>> batches = s.sampler->epoch_batches(0);
+  if (batches.empty()) return r;
+  const TrainingBatch batch = gather_batch(s.dataset, batches.front()).to(s.device);
+
+  RngStateGuard restore_rng(s.device);  // training's random stream is left where it was
+  const RngState start = RngState::capture(s.device);
+  const bool was_training = s.model->is_training();
+  const std::vector<at::Tensor> parameters = s.model->parameters();
+  ensure_gradients(parameters);
+  zero_gradients(parameters);
+  memory::MemoryMeter meter(s.device);
+  auto measure = [&](const CheckpointConfig& checkpointing) {
+    s.model->set_checkpointing(checkpointing);
+    s.model->train();
+    start.restore();  // the same dropout masks for both measurements
+    std::int64_t peak = 0;
+    {
+      memory::ActivationProbe probe(meter);
+      const TFTOutput out = s.model->forward(batch.inputs);
+      s.loss->forward(out.prediction, batch.targets).backward();
+      peak = probe.activation_peak_bytes();
+    }
+    zero_gradients(parameters);
+    return peak;
+  };
+  try {
+    r.checkpointed_peak_bytes = measure(s.config.checkpoint);
+    r.unchecked_peak_bytes = measure(CheckpointConfig::none());
+  } catch (...) {
+    s.model->set_checkpointing(s.config.checkpoint);
+    s.model->train(was_training);
+    zero_gradients(parameters);
+    throw;
+  }
+  s.model->set_checkpointing(s.config.checkpoint);
+  s.model->train(was_training);
+  r.measured_savings =
+      r.unchecked_peak_bytes > 0
+          ? 1.0 - static_cast<double>(r.checkpointed_peak_bytes) /
+                      static_cast<double>(r.unchecked_peak_bytes)
+          : 0.0;
+  return r;
+}
+
+TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
+  State& s = *state_;
+  const TrainingConfig& tc = s.config.training;
+  const fs::path out = output_directory();
+  ensure_directory(out);
+  const bool has_validation = !s.dataset.validation_windows().empty();
+
+  // A fresh start: initial weights, a new optimizer, the random state after initialisation.
+  SnapshotState st;
+  LrSchedule schedule(tc.lr_schedule, tc.learning_rate);
+  EarlyStopping early(tc.early_stopping_patience);
+  load_module_state(*s.model, s.initial_weights, "initial weights");
+  s.new_optimizer();
+  s.best_weights = s.initial_weights;
+  s.initial_rng.restore();
+  std::int64_t resumed_from = 0;
+  if (resume && fs::exists(snapshot_path())) {
+    Snapshot snapshot = load_snapshot(snapshot_path(), s.model, *s.optimizer);
+    load_module_state(*s.model, snapshot.model, "snapshot '" + snapshot_path().string() + "'");
+    s.best_weights = std::move(snapshot.best_model);
+    snapshot.rng.cuda_index = s.device.index();
+    snapshot.rng.restore();
+    st = std::move(snapshot.state);
+    schedule.set_state(st.lr_schedule);
+    early.set_state(st.early_stopping);
+    resumed_from = st.epochs_completed;
+  } else if (has_validation) {
+    st.initial_validation_loss = evaluate().loss;
+  }
+
+  const std::vector<at::Tensor> parameters = s.model->parameters();
+  // Gradients exist from the start (zeros), so no step's activation peak counts their
+  // allocation and every step measures the same thing.
+  ensure_gradients(parameters);
+  const auto epochs = tc.epochs;
+
+  // Stops with the best weights in the model; they go to model/ when an epoch finished.
+  auto numerical_failure = [&](const std::string& what, double lr) {
+    zero_gradients(parameters);
+    load_module_state(*s.model, s.best_weights, "best weights");
+    std::string kept;
+    if (early.best_epoch() == 0) {
+      kept = "the model keeps its initial weights (no epoch finished)";
+    } else {
+      kept = "the model keeps the weights of epoch " + std::to_string(early.best_epoch()) +
+             " (loss " + loss_text(early.best()) + ")";
+      try {
+        save_model();
+        kept += ", saved to " + (out / "model").string();
+      } catch (const Error& e) {
+        kept += std::string(" (saving it failed: ") + e.what() + ")";
+      }
+    }
+    throw NumericalError(what + " (learning rate " + number_text(lr) +
+                         "); training stopped, " + kept);
+  };
+  auto cancelled = [&](std::int64_t epoch, std::int64_t step, std::int64_t steps) {
+    zero_gradients(parameters);
+    load_module_state(*s.model, s.best_weights, "best weights");
+    std::string where = "epoch " + std::to_string(epoch);
+    if (step > 0) where += ", step " + std::to_string(step) + "/" + std::to_string(steps);
+    std::string kept = st.epochs_completed > 0
+                           ? "; the snapshot of epoch " + std::to_string(st.epochs_completed) +
+                                 " is in " + snapshot_path().string() + " (resume continues)"
+                           : "; no epoch finished";
+    throw CancelledError("training cancelled at " + where + kept);
+  };
+
+  {
+    memory::MemoryMeter meter(s.device);
+    for (std::int64_t epoch = st.epochs_completed + 1; epoch <= epochs && !st.stopped_early;
+         ++epoch) {
+      const double lr = schedule.learning_rate();
+      set_learning_rate(*s.optimizer, lr);
+      s.model->train();
+      const std::vector<std::vector<Window>> batches =
+          s.sampler->epoch_batches(static_cast<std::uint64_t>(epoch - 1));
+      const auto steps = static_cast<std::int64_t>(batches.size());
+      double loss_sum = 0.0;
+      std::int64_t samples = 0, peak = 0;
+      const Clock::time_point start = Clock::now();
+      for (std::int64_t step = 0; step < steps; ++step) {
+        if (cancel_requested_.exchange(false)) cancelled(epoch, step + 1, steps);
+        const TrainingBatch batch =
+            gather_batch(s.dataset, batches[static_cast<std::size_t>(step)]).to(s.device);
+        zero_gradients(parameters);
+        double loss_value = 0.0;
+        {
+          memory::ActivationProbe probe(meter);
+          const TFTOutput output = s.model->forward(batch.inputs);
+          const at::Tensor loss = s.loss->forward(output.prediction, batch.targets);
+          loss_value = loss.item<double>();
+          if (!std::isfinite(loss_value)) {
+            numerical_failure("training loss is " + loss_text(loss_value) + " at epoch " +
+                                  std::to_string(epoch) + ", step " + std::to_string(step + 1) +
+                                  "/" + std::to_string(steps),
+                              lr);
+          }
+          loss.backward();
+          peak = std::max(peak, probe.activation_peak_bytes());
+        }
+        const double norm = clip_gradient_norm(parameters, tc.gradient_clip_norm);
+        if (!std::isfinite(norm)) {
+          numerical_failure("gradient norm is " + loss_text(norm) + " at epoch " +
+                                std::to_string(epoch) + ", step " + std::to_string(step + 1) +
+                                "/" + std::to_string(steps),
+                            lr);
+        }
+        s.optimizer->step();
+        const std::int64_t b = batch.targets.size(0);
+        loss_sum += loss_value * static_cast<double>(b);
+        samples += b;
+        if (progress) {
+          const double elapsed = seconds_since(start);
+          TrainProgress p;
+          p.kind = TrainProgress::Kind::Step;
+          p.epoch = epoch;
+          p.epochs = epochs;
+          p.step = step + 1;
+          p.steps = steps;
+          p.loss = loss_sum / static_cast<double>(samples);
+          p.samples_per_second = elapsed > 0 ? static_cast<double>(samples) / elapsed : 0.0;
+          p.peak_activation_bytes = peak;
+          p.learning_rate = lr;
+          if (!progress(p)) cancelled(epoch, step + 1, steps);
+        }
+      }
+      const double seconds = seconds_since(start);
+
+      EpochMetrics m;
+      m.epoch = epoch;
+      m.train_loss = samples > 0 ? loss_sum / static_cast<double>(samples) : 0.0;
+      m.learning_rate = lr;
+      m.seconds = seconds;
+      m.samples_per_second = seconds > 0 ? static_cast<double>(samples) / seconds : 0.0;
+      m.peak_activation_bytes = peak;
+      if (has_validation) m.validation = evaluate();
+      const double monitored = has_validation ? m.validation.loss : m.train_loss;
+      if (!std::isfinite(monitored)) {
+        numerical_failure(std::string(has_validation ? "validation" : "training") +
+                              " loss is " + loss_text(monitored) + " after epoch " +
+                              std::to_string(epoch),
+                          lr);
+      }
+      m.best = early.update(epoch, monitored);
+      if (m.best) s.best_weights = copy_module_state(*s.model);
+      schedule.step(monitored);
+
+      st.epochs_completed = epoch;
+      st.stopped_early = early.should_stop();
+      st.train_seconds += seconds;
+      st.train_samples += samples;
+      st.peak_activation_bytes = std::max(st.peak_activation_bytes, peak);
+      st.lr_schedule = schedule.state();
+      st.early_stopping = early.state();
+      st.history.push_back(m);
+      save_snapshot(snapshot_path(), st, s.model, s.best_weights, *s.optimizer,
+                    RngState::capture(s.device));
+      std::string lines;
+      for (const EpochMetrics& e : st.history) lines += epoch_metrics_to_json(e).dump() + "\n";
+      write_file_atomically(out / "metrics.jsonl", lines);
+
+      if (progress) {
+        TrainProgress p;
+        p.kind = TrainProgress::Kind::Epoch;
+        p.epoch = epoch;
+        p.epochs = epochs;
+        p.step = steps;
+        p.steps = steps;
+        p.loss = m.train_loss;
+        p.samples_per_second = m.samples_per_second;
+        p.peak_activation_bytes = peak;
+        p.learning_rate = lr;
+        p.metrics = &m;
+        if (!progress(p)) cancelled(epoch, 0, steps);
+      }
+    }
+  }
+
+  // The run's result: the best epoch's weights, and the files.
+  zero_gradients(parameters);
+  load_module_state(*s.model, s.best_weights, "best weights");
+  TrainReport report;
+  report.history = st.history;
+  report.initial_validation_loss = st.initial_validation_loss;
+  if (has_validation && early.best_epoch() > 0) report.best_validation_loss = early.best();
+  report.best_epoch = early.best_epoch();
+  if (has_validation && !st.history.empty()) {
+    report.final_validation_loss = st.history.back().validation.loss;
+  }
+  report.epochs_run = st.epochs_completed;
+  report.resumed_from_epoch = resumed_from;
+  report.early_stopped = st.stopped_early;
+  report.train_seconds = st.train_seconds;
+  report.samples_per_second =
+      st.train_seconds > 0 ? static_cast<double>(st.train_samples) / st.train_seconds : 0.0;
+  report.peak_activation_bytes = st.peak_activation_bytes;
+  report.validation = evaluate();
+  report.output_directory = out.string();
+
+  save_model();
+  const Predictions predictions = predict();
+  write_forecast_csv(out / "forecast.csv", s.dataset, predictions, s.config.data.group_columns);
+  write_forecast_svg(out / "forecast.svg", s.dataset, predictions, s.config.data.target);
+  write_file_atomically(out / "interpretation.json",
+                        predictions.interpretation.to_json().dump(2) + "\n");
+  report.memory = memory_report();
+  write_file_atomically(out / "summary.json", summary_json(report).dump(2) + "\n");
+  return report;
+}
+
+}  // namespace tft

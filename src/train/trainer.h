@@ -1,0 +1,104 @@
+// Training a Temporal Fusion Transformer from a TrainConfig: data, model, gradient
+// checkpointing, Adam with global-norm clipping, reduce-on-plateau learning rate, early
+// stopping, a NaN/Inf guard, snapshots to resume from, and the run's output files.
+//
+// Files written to config.output.directory:
+//   metrics.jsonl        one JSON line per epoch (metrics.h), rewritten after each epoch
+//   snapshots/last.pt    the run's state after the last finished epoch (snapshot.h)
+//   model/               the final model: the best epoch's weights (saved_model.h)
+//   forecast.csv         validation windows and the window after the data (forecast_csv.h)
+//   forecast.svg         forecast vs actual, up to four series (forecast_svg.h)
+//   interpretation.json  variable importances and attention (interpretation.h)
+//   summary.json         how the run ended (summary.h)
+//
+// Determinism: the constructor seeds LibTorch's generators with training.seed before building
+// the model, and sets torch::set_num_threads(training.threads) when it is > 0 (a process-wide
+// setting). Epoch k's batches come from WindowSampler::epoch_batches(k) (seeded from (seed, k)).
+// Every train(resume = false) starts from the same initial weights and random state, so two
+// runs with the same config and thread count end with bitwise equal weights on the CPU, and a
+// run resumed from a snapshot ends exactly like one that never stopped.
+#pragma once
+
+#include <atomic>
+#include <filesystem>
+#include <memory>
+
+#include "config/train_config.h"
+#include "data/time_series_dataset.h"
+#include "model/model_config.h"
+#include "model/tft_model.h"
+#include "train/forecast.h"
+#include "train/train_report.h"
+
+namespace tft {
+
+class Trainer {
+ public:
+  // Validates the config, reads config.data.path (IoError / DataError), builds the model and
+  // sets its checkpointing from config.checkpoint, validated against the model's unit count
+  // (ConfigError naming the unit index). UnsupportedError for a device this build or machine
+  // lacks.
+  explicit Trainer(TrainConfig config);
+  // The same with a dataset loaded by the caller (TimeSeriesDataset::from_reader, say); it
+  // must have been loaded with `config`.
+  Trainer(TrainConfig config, TimeSeriesDataset dataset);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // Trains up to config.training.epochs epochs (fewer when early stopping triggers), keeps
+  // the best epoch's weights (lowest validation loss; training loss without a validation
+  // set) in the model, and writes the output files.
+  //
+  // resume = false: a fresh run from the initial weights. resume = true: continues from
+  // snapshots/last.pt when it exists (a fresh run when it does not); a snapshot that already
+  // holds every epoch, or stopped early, only rewrites the outputs.
+  //
+  // `progress` is called after every step and after every epoch (train_report.h), on this
+  // thread. It returning false, or cancel(), stops the run at the next step boundary with a
+  // CancelledError: the snapshot of the last finished epoch stays on disk (resume continues
+  // from it), the model holds the best weights so far, model/ and the other outputs are not
+  // written.
+  //
+  // A NaN or infinite loss, gradient norm or validation loss stops the run with a
+  // NumericalError naming the epoch, step and learning rate; the model gets the best weights
+  // so far (the initial ones when no epoch finished), which are also written to model/.
+  TrainReport train(const ProgressCallback& progress = nullptr, bool resume = false);
+
+  // Loss, q-risk and MAE of the current weights on the validation windows (windows == 0 when
+  // there is no validation set).
+  ValidationMetrics evaluate();
+
+  // Forecasts of the current weights for the validation windows and the windows after the
+  // data, with the validation windows' interpretation (forecast.h).
+  Predictions predict();
+
+  // Asks a running train() to stop at the next step boundary (CancelledError). Safe from any
+  // thread, a signal handler included (one atomic store). A request made while no training
+  // runs is kept for the next train() and consumed by it.
+  void cancel() noexcept;
+
+  // Activation memory of one training step on the first training batch: measured with
+  // checkpointing as configured and with it off, beside the CheckpointConfig's prediction.
+  // Training is unaffected: the random generators' state is restored and the gradients are
+  // zeroed afterwards.
+  MemoryReport memory_report();
+
+  // Writes model/ with the current weights (train() does this at the end).
+  void save_model() const;
+
+  const TrainConfig& config() const;
+  const TimeSeriesDataset& dataset() const;
+  const ModelConfig& model_config() const;
+  // The model being trained. train(resume = false) resets its weights in place.
+  TFTModel& model();
+  std::filesystem::path output_directory() const;
+  std::filesystem::path snapshot_path() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  std::atomic<bool> cancel_requested_{false};
+};
+
+}  // namespace tft

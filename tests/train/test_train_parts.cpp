@@ -1,0 +1,329 @@
+// The trainer's parts on their own: LR schedule, early stopping, metrics (q-risk by hand),
+// gradient clipping, atomic files and folders, ModelConfig JSON, the window after the data
+// (future times and calendar inputs), the progress printer and the summary text.
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "common/error.h"
+#include "config/train_config.h"
+#include "data/csv_reader.h"
+#include "data/time_series_dataset.h"
+#include "train/atomic_file.h"
+#include "train/early_stopping.h"
+#include "train/forecast_csv.h"
+#include "train/future_window.h"
+#include "train/gradient_clipping.h"
+#include "train/lr_schedule.h"
+#include "train/metrics.h"
+#include "train/model_config_json.h"
+#include "train/progress_printer.h"
+#include "train/summary.h"
+
+#include "train/train_test_support.h"
+
+#include "support/cmocka_cpp.h"
+
+namespace fs = std::filesystem;
+using namespace tft::testing;
+
+TFT_TEST(test_reduce_on_plateau) {
+  tft::LrScheduleConfig config;
+  config.factor = 0.5;
+  config.patience = 2;
+  config.min_lr = 0.1;
+  tft::LrSchedule schedule(config, 1.0);
+  assert_true(schedule.step(5.0) == 1.0);  // better than infinity
+  assert_true(schedule.step(5.0) == 1.0);  // 1 bad epoch
+  assert_true(schedule.step(6.0) == 0.5);  // 2 bad epochs: reduce
+  assert_true(schedule.step(4.0) == 0.5);  // better: count reset
+  assert_true(schedule.step(4.0) == 0.5);
+  assert_true(schedule.step(4.0) == 0.25);
+  assert_true(schedule.step(std::nan("")) == 0.25);  // NaN is never better
+  assert_true(schedule.step(4.0) == 0.125);
+  assert_true(schedule.step(4.0) == 0.125);
+  assert_true(schedule.step(4.0) == 0.1);  // floor
+  assert_int_equal(schedule.state().reductions, 4);
+  // The state survives JSON exactly.
+  const tft::LrSchedule::State back =
+      tft::LrSchedule::state_from_json(tft::LrSchedule::state_to_json(schedule.state()));
+  assert_true(back.learning_rate == schedule.state().learning_rate);
+  assert_true(back.best == 4.0);
+  assert_int_equal(back.bad_epochs, schedule.state().bad_epochs);
+  const tft::LrSchedule::State fresh =
+      tft::LrSchedule::state_from_json(tft::LrSchedule::state_to_json({}));
+  assert_true(std::isinf(fresh.best));
+
+  config.kind = tft::LrScheduleKind::None;
+  tft::LrSchedule constant(config, 0.3);
+  for (int i = 0; i < 5; ++i) assert_true(constant.step(1.0) == 0.3);
+}
+
+TFT_TEST(test_early_stopping) {
+  tft::EarlyStopping early(2);
+  assert_true(early.update(1, 3.0));
+  assert_false(early.update(2, 3.0));
+  assert_false(early.should_stop());
+  assert_true(early.update(3, 2.0));
+  assert_false(early.update(4, 2.5));
+  assert_false(early.update(5, 2.0));
+  assert_true(early.should_stop());
+  assert_int_equal(early.best_epoch(), 3);
+  tft::EarlyStopping never(0);
+  for (int e = 1; e < 20; ++e) never.update(e, 1.0);
+  assert_false(never.should_stop());
+  assert_int_equal(never.best_epoch(), 1);
+}
+
+TFT_TEST(test_metrics_by_hand) {
+  // Two windows, two steps, quantiles 0.1 / 0.5 / 0.9.
+  const std::vector<double> q{0.1, 0.5, 0.9};
+  tft::MetricAccumulator m(q);
+  const torch::Tensor y = torch::tensor({{10.0f, 20.0f}, {-5.0f, 0.0f}});
+  const torch::Tensor p = torch::tensor({{{8.0f, 11.0f, 13.0f}, {15.0f, 18.0f, 30.0f}},
+                                         {{-6.0f, -4.0f, -1.0f}, {-2.0f, 1.0f, 2.0f}}});
+  // Scaled and original the same here, except the loss uses the "scaled" pair.
+  m.add(p, y, p, y);
+  const tft::ValidationMetrics r = m.result();
+  auto ql = [](double q, double y, double yhat) {
+    const double e = y - yhat;
+    return std::max(q * e, (q - 1) * e);
+  };
+  const double ys[] = {10, 20, -5, 0};
+  const double ps[4][3] = {{8, 11, 13}, {15, 18, 30}, {-6, -4, -1}, {-2, 1, 2}};
+  double loss = 0, ql50 = 0, ql90 = 0, abs_y = 0, mae = 0;
+  for (int i = 0; i < 4; ++i) {
+    for (int k = 0; k < 3; ++k) loss += ql(q[static_cast<std::size_t>(k)], ys[i], ps[i][k]);
+    ql50 += ql(0.5, ys[i], ps[i][1]);
+    ql90 += ql(0.9, ys[i], ps[i][2]);
+    abs_y += std::fabs(ys[i]);
+    mae += std::fabs(ys[i] - ps[i][1]);
+  }
+  assert_true(std::fabs(r.loss - loss / 12) < 1e-12);
+  assert_true(std::fabs(r.q_risk_p50 - 2 * ql50 / abs_y) < 1e-12);
+  assert_true(std::fabs(r.q_risk_p90 - 2 * ql90 / abs_y) < 1e-12);
+  assert_true(std::fabs(r.mae_p50 - mae / 4) < 1e-12);
+  assert_int_equal(r.windows, 2);
+  // Without a 0.9 quantile there is no P90 q-risk; JSON writes null.
+  tft::MetricAccumulator only_median({0.5});
+  only_median.add(p.narrow(2, 1, 1), y, p.narrow(2, 1, 1), y);
+  assert_true(std::isnan(only_median.result().q_risk_p90));
+  assert_true(tft::validation_metrics_to_json(only_median.result())["q_risk_p90"].is_null());
+  // An epoch's JSON line reads back.
+  tft::EpochMetrics e;
+  e.epoch = 3;
+  e.train_loss = 0.25;
+  e.validation = r;
+  e.learning_rate = 1e-3;
+  e.best = true;
+  const tft::EpochMetrics back =
+      tft::epoch_metrics_from_json(nlohmann::json::parse(tft::epoch_metrics_to_json(e).dump()));
+  assert_int_equal(back.epoch, 3);
+  assert_true(back.validation.q_risk_p50 == r.q_risk_p50);
+  assert_true(back.best);
+}
+
+TFT_TEST(test_gradient_clipping) {
+  torch::Tensor a = torch::zeros({1}, torch::requires_grad());
+  torch::Tensor b = torch::zeros({1}, torch::requires_grad());
+  a.mutable_grad() = torch::tensor({3.0f});
+  b.mutable_grad() = torch::tensor({4.0f});
+  assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 10.0) - 5.0) < 1e-9);
+  assert_true(a.grad().item<float>() == 3.0f);  // below the limit: untouched
+  assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 1.0) - 5.0) < 1e-9);
+  assert_true(std::fabs(a.grad().item<float>() - 0.6f) < 1e-6);
+  assert_true(std::fabs(b.grad().item<float>() - 0.8f) < 1e-6);
+  assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 0.0) - 1.0) < 1e-5);  // measure only
+  b.mutable_grad() = torch::tensor({std::numeric_limits<float>::infinity()});
+  assert_true(std::isinf(tft::clip_gradient_norm({a, b}, 1.0)));
+  assert_true(std::fabs(a.grad().item<float>() - 0.6f) < 1e-6);  // not spread
+  torch::Tensor none = torch::zeros({1}, torch::requires_grad());
+  assert_true(tft::clip_gradient_norm({none}, 1.0) == 0.0);
+}
+
+TFT_TEST(test_atomic_files_and_folders) {
+  const fs::path dir = scratch_dir("atomic");
+  tft::write_file_atomically(dir / "a.txt", "one");
+  tft::write_file_atomically(dir / "a.txt", "two");
+  assert_string_equal(tft::read_file(dir / "a.txt").c_str(), "two");
+  tft::replace_directory_atomically(dir / "model", [](const fs::path& d) {
+    write_text(d / "x", "old");
+  });
+  tft::replace_directory_atomically(dir / "model", [](const fs::path& d) {
+    write_text(d / "y", "new");
+  });
+  assert_false(fs::exists(dir / "model" / "x"));
+  assert_string_equal(read_text(dir / "model" / "y").c_str(), "new");
+  // A failure while filling leaves the old folder and no temporary.
+  try {
+    tft::replace_directory_atomically(dir / "model", [](const fs::path& d) {
+      write_text(d / "z", "half");
+      throw tft::IoError("disk full");
+    });
+    fail_msg("no error");
+  } catch (const tft::IoError&) {
+  }
+  assert_string_equal(read_text(dir / "model" / "y").c_str(), "new");
+  std::size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    ++entries;
+    assert_true(e.path().filename().string().find(".tmp-") == std::string::npos);
+  }
+  assert_int_equal(entries, 2);  // a.txt, model
+  TFT_ASSERT_THROWS_WITH(tft::read_file(dir / "missing"), tft::IoError, "missing");
+  fs::remove_all(dir);
+}
+
+TFT_TEST(test_model_config_json_round_trip) {
+  tft::ModelConfig c;
+  c.hidden_size = 24;
+  c.attention_heads = 3;
+  c.dropout = 0.15;
+  c.decoder_layers = 2;
+  c.quantiles = {0.02, 0.5, 0.98};
+  c.encoder_length = 30;
+  c.prediction_length = 7;
+  c.unit_chunks = {{"lstm_encoder", 3}};
+  c.schema.target = "sales";
+  c.schema.static_categoricals = {{"store", 11, 4}};
+  c.schema.known_reals = {"price"};
+  c.schema.known_categoricals = {{"day_of_week", 8, 0}};
+  c.schema.unknown_reals = {"visits"};
+  const tft::ModelConfig back =
+      tft::model_config_from_json(nlohmann::json::parse(tft::model_config_to_json(c).dump()));
+  assert_int_equal(back.hidden_size, 24);
+  assert_true(back.dropout == 0.15);
+  assert_true(back.quantiles == c.quantiles);
+  assert_int_equal(back.unit_chunks.at("lstm_encoder"), 3);
+  assert_int_equal(back.schema.static_categoricals.at(0).cardinality, 11);
+  assert_int_equal(back.schema.static_categoricals.at(0).embedding_dim, 4);
+  assert_string_equal(back.schema.known_categoricals.at(0).name.c_str(), "day_of_week");
+  assert_true(back.unit_names() == c.unit_names());
+  nlohmann::json broken = nlohmann::json::parse(tft::model_config_to_json(c).dump());
+  broken.erase("hidden_size");
+  TFT_ASSERT_THROWS_WITH(tft::model_config_from_json(broken), tft::IoError, "hidden_size");
+}
+
+TFT_TEST(test_window_after_the_data) {
+  // Trading days only (no weekend rows): the future skips Saturday and Sunday, and the
+  // calendar inputs are computed for the future dates.
+  std::string csv = "date,price,v\n";
+  const char* days[] = {"2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05", "2024-01-08",
+                        "2024-01-09", "2024-01-10", "2024-01-11", "2024-01-12", "2024-01-15",
+                        "2024-01-16", "2024-01-17", "2024-01-18", "2024-01-19", "2024-01-22",
+                        "2024-01-23", "2024-01-24", "2024-01-25", "2024-01-26", "2024-01-29"};
+  for (int i = 0; i < 20; ++i) {
+    csv += std::string(days[i]) + "," + std::to_string(2 + i % 3) + "," + std::to_string(i) + "\n";
+  }
+  tft::TrainConfig c;
+  c.data.path = "days.csv";
+  c.data.time_column = "date";
+  c.data.target = "v";
+  c.data.known_reals = {"price", "relative_time_idx"};
+  c.data.known_categoricals = {{"day_of_week", 0}, {"month", 0}};
+  c.windows.encoder_length = 5;
+  c.windows.prediction_length = 4;
+  c.split.validation_fraction = 0.25;
+  const tft::TimeSeriesDataset ds =
+      tft::TimeSeriesDataset::from_reader(tft::CsvReader("days.csv", csv), c);
+  const std::vector<std::int64_t> times = tft::future_times(ds, 0);
+  assert_int_equal(times.size(), 4);
+  // After Monday 2024-01-29: Tue 30, Wed 31, Thu Feb 1, Fri Feb 2.
+  assert_string_equal(ds.format_time(times[0]).c_str(), "2024-01-30");
+  assert_string_equal(ds.format_time(times[3]).c_str(), "2024-02-02");
+
+  const tft::TrainingBatch b = tft::gather_future_batch(ds, {0});
+  const auto& encoders = ds.transforms().encoders;
+  // Decoder categoricals: day_of_week (Tuesday = 1 ... Friday = 4), month (1, 1, 2, 2).
+  const auto dc = b.inputs.decoder_categoricals;
+  assert_int_equal(dc[0][0][0].item<std::int64_t>(), encoders.at("day_of_week").encode("1"));
+  assert_int_equal(dc[0][3][0].item<std::int64_t>(), encoders.at("day_of_week").encode("4"));
+  assert_int_equal(dc[0][1][1].item<std::int64_t>(), encoders.at("month").encode("1"));
+  assert_int_equal(dc[0][2][1].item<std::int64_t>(), encoders.at("month").encode("2"));
+  // price (a plain known real) is carried forward: every future step has the last row's value.
+  const auto dr = b.inputs.decoder_reals;
+  for (int t = 1; t < 4; ++t) {
+    assert_true(dr[0][t][0].item<float>() == dr[0][0][0].item<float>());
+  }
+  // relative_time_idx: t / encoder_length.
+  assert_true(dr[0][2][1].item<float>() == static_cast<float>(2.0 / 5.0));
+  assert_true(std::isnan(b.targets[0][0].item<float>()));
+  assert_int_equal(b.decoder_times[0][0].item<std::int64_t>(), times[0]);
+
+  // The encoder part is scaled as fill_sample scales it: the last validation window (rows
+  // 11 ... 15 of its encoder) shares row 15 with the window after the data (rows 15 ... 19).
+  const tft::TrainingBatch last = tft::gather_batch(ds, {ds.validation_windows().back()});
+  assert_int_equal(ds.validation_windows().back().start, 11);
+  for (int column = 0; column < 3; ++column) {  // price, relative_time_idx, v
+    assert_true(b.inputs.encoder_reals[0][0][column].item<float>() ==
+                    last.inputs.encoder_reals[0][4][column].item<float>() ||
+                column == 1);
+  }
+  assert_true(b.inputs.encoder_reals[0][4][1].item<float>() ==
+              last.inputs.encoder_reals[0][4][1].item<float>());
+  assert_true(b.inputs.encoder_categoricals[0][0][0].item<std::int64_t>() ==
+              last.inputs.encoder_categoricals[0][4][0].item<std::int64_t>());
+}
+
+TFT_TEST(test_progress_printer_and_summary) {
+  assert_string_equal(tft::format_bytes(512).c_str(), "512 B");
+  assert_string_equal(tft::format_bytes(3 * 1024).c_str(), "3 KiB");
+  assert_string_equal(tft::format_bytes(5 * 1024 * 1024 + 512 * 1024).c_str(), "5.5 MiB");
+  std::FILE* file = std::tmpfile();
+  tft::ProgressPrinter plain(file, /*terminal=*/false);
+  tft::TrainProgress step;
+  step.epoch = 1;
+  step.epochs = 2;
+  step.step = 1;
+  step.steps = 3;
+  assert_true(plain(step));
+  tft::EpochMetrics m;
+  m.epoch = 1;
+  m.train_loss = 0.5;
+  m.validation.loss = 0.25;
+  m.validation.q_risk_p50 = 0.1;
+  tft::TrainProgress epoch = step;
+  epoch.kind = tft::TrainProgress::Kind::Epoch;
+  epoch.metrics = &m;
+  assert_true(plain(epoch));
+  std::rewind(file);
+  char buf[512] = {};
+  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, file);
+  std::fclose(file);
+  const std::string text(buf, n);
+  assert_true(text.rfind("epoch 1/2  train 0.5000  val 0.2500  q-risk P50 0.1000", 0) == 0);
+  assert_int_equal(std::count(text.begin(), text.end(), '\n'), 1);  // steps print nothing
+  assert_true(text.find('\r') == std::string::npos);
+
+  tft::TrainReport report;
+  report.epochs_run = 4;
+  report.early_stopped = true;
+  report.memory.checkpoint_summary = "Uniform checkpointing every 1 layers";
+  report.memory.measured_savings = 0.5;
+  const std::string summary = tft::summary_text(report);
+  assert_true(summary.find("4 (early stopped)") != std::string::npos);
+  assert_true(summary.find("activation savings: measured       50.0%") != std::string::npos);
+  assert_true(tft::summary_json(report)["memory"]["measured_savings"] == 0.5);
+  assert_string_equal(tft::float_text(1455.22f).c_str(), "1455.22");
+  assert_string_equal(tft::float_text(std::nanf("")).c_str(), "");
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_reduce_on_plateau),
+      cmocka_unit_test(test_early_stopping),
+      cmocka_unit_test(test_metrics_by_hand),
+      cmocka_unit_test(test_gradient_clipping),
+      cmocka_unit_test(test_atomic_files_and_folders),
+      cmocka_unit_test(test_model_config_json_round_trip),
+      cmocka_unit_test(test_window_after_the_data),
+      cmocka_unit_test(test_progress_printer_and_summary),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
