@@ -7,10 +7,20 @@
 
 #include "common/error.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <string>
+#include <type_traits>
 
 namespace tft::capi {
+
+// A caller array or buffer is too short (TFT_ERROR_BUFFER_TOO_SMALL).
+class BufferTooSmall : public Error {
+ public:
+  using Error::Error;
+};
 
 // Maps the exception being handled to a status and records its message for tft_last_error.
 // Call only from inside a catch block.
@@ -26,29 +36,59 @@ inline void require(const void* pointer, const char* function, const char* param
   }
 }
 
-// Every handle struct starts with a Liveness: a magic number set while it is alive and wiped
-// by free, so a freed handle passed again is caught whenever its memory was not reused yet.
-struct Liveness {
-  explicit Liveness(std::uint64_t magic) : value(magic) {}
-  std::uint64_t value;
-};
+// The live handles: each handle is registered (address and its type's magic number) when it
+// is made and removed when freed, so a freed pointer, or one of another handle type, is
+// recognised without reading its memory (clean under ASan and valgrind). A freed address that
+// a new handle of the same type reuses looks live again: detection "where it can".
+void register_handle(const void* handle, std::uint64_t magic);
+// Removes the handle; false when it was not live as this type (nothing is removed).
+bool unregister_handle(const void* handle, std::uint64_t magic) noexcept;
+bool is_live_handle(const void* handle, std::uint64_t magic) noexcept;
 
+// Checks a handle argument: not NULL and live as its type (the struct's kMagic, kTypeName).
 template <typename Handle>
 Handle* live(Handle* handle, const char* function, const char* parameter) {
+  using Type = std::remove_const_t<Handle>;
   require(handle, function, parameter);
-  if (handle->liveness.value != Handle::kMagic) {
+  if (!is_live_handle(handle, Type::kMagic)) {
     throw InvalidArgumentError(std::string(function) + ": '" + parameter +
                                "' is a dead handle (already freed, or not a " +
-                               Handle::kTypeName + ")");
+                               Type::kTypeName + ")");
   }
   return handle;
 }
 
+// Registers a new handle and hands it out.
+template <typename Handle>
+Handle* publish(std::unique_ptr<Handle> handle) {
+  register_handle(handle.get(), Handle::kMagic);
+  return handle.release();
+}
+
+// Frees a live handle; NULL, a freed handle or another type's pointer is ignored.
 template <typename Handle>
 void destroy(Handle* handle) noexcept {
-  if (handle == nullptr || handle->liveness.value != Handle::kMagic) return;
-  handle->liveness.value = 0;
-  delete handle;
+  if (handle != nullptr && unregister_handle(handle, Handle::kMagic)) delete handle;
+}
+
+// Checks a caller struct that "grows" (tftrain.h): not NULL, struct_size set.
+template <typename Struct>
+void require_struct(const Struct* out, const char* function, const char* parameter) {
+  require(out, function, parameter);
+  if (out->struct_size == 0) {
+    throw InvalidArgumentError(std::string(function) + ": '" + parameter +
+                               "->struct_size' is 0 (set it to sizeof the struct)");
+  }
+}
+
+// Fills a caller struct that "grows" with the fields of `value` that fit in its struct_size
+// (a host built against an older, shorter struct gets the fields it knows), keeping the
+// caller's struct_size.
+template <typename Struct>
+void fill_struct(Struct* out, const Struct& value) {
+  const std::size_t caller_size = out->struct_size;
+  std::memcpy(static_cast<void*>(out), &value, std::min(caller_size, sizeof(Struct)));
+  out->struct_size = caller_size;
 }
 
 // Copies `text` to a caller buffer by the header's (buf, len, needed) convention.

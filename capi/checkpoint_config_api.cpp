@@ -1,18 +1,11 @@
 // tft_checkpoint_config_*: the seed's CheckpointConfig behind a handle.
 #include "api_guard.h"
+#include "handles.h"
 
-#include "checkpoint/checkpoint_config.h"
 #include "checkpoint/checkpoint_config_io.h"
 
 #include <variant>
 #include <vector>
-
-struct tft_checkpoint_config {
-  static constexpr std::uint64_t kMagic = 0x7466746370636667ULL;  // "tftcpcfg"
-  static constexpr const char* kTypeName = "tft_checkpoint_config";
-  tft::capi::Liveness liveness{kMagic};
-  tft::CheckpointConfig config;
-};
 
 namespace {
 
@@ -20,9 +13,9 @@ using tft::capi::live;
 using tft::capi::require;
 
 tft_status make(tft::CheckpointConfig config, tft_checkpoint_config** out) {
-  auto* handle = new tft_checkpoint_config;
+  auto handle = std::make_unique<tft_checkpoint_config>();
   handle->config = std::move(config);
-  *out = handle;
+  *out = tft::capi::publish(std::move(handle));
   return TFT_OK;
 }
 

@@ -23,6 +23,8 @@ tft_status fail(tft_status status, const std::string& message) noexcept {
 tft_status status_from_current_exception() noexcept {
   try {
     throw;
+  } catch (const BufferTooSmall& e) {
+    return fail(TFT_ERROR_BUFFER_TOO_SMALL, e.what());
   } catch (const InvalidArgumentError& e) {
     return fail(TFT_ERROR_INVALID_ARGUMENT, e.what());
   } catch (const ConfigError& e) {

@@ -20,8 +20,8 @@ TrainingBatch TrainingBatch::to(const torch::Device& device, bool non_blocking) 
   return out;
 }
 
-TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<Window>& windows) {
-  const auto b = static_cast<std::int64_t>(windows.size());
+TrainingBatch empty_batch(const TimeSeriesDataset& dataset, std::int64_t size) {
+  const std::int64_t b = size;
   const std::int64_t enc = dataset.encoder_length();
   const std::int64_t dec = dataset.prediction_length();
   const BatchWidths w = dataset.widths();
@@ -39,6 +39,16 @@ TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<W
   batch.targets = torch::empty({b, dec}, f32);
   batch.series = torch::empty({b}, i64);
   batch.decoder_times = torch::empty({b, dec}, i64);
+  return batch;
+}
+
+TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<Window>& windows) {
+  const auto b = static_cast<std::int64_t>(windows.size());
+  const std::int64_t enc = dataset.encoder_length();
+  const std::int64_t dec = dataset.prediction_length();
+  const BatchWidths w = dataset.widths();
+  TrainingBatch batch = empty_batch(dataset, b);
+  TFTBatch& in = batch.inputs;
   if (b == 0) return batch;
 
   float* static_reals = in.static_reals.data_ptr<float>();

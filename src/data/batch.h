@@ -25,6 +25,9 @@ struct TrainingBatch {
   TrainingBatch to(const torch::Device& device, bool non_blocking = false) const;
 };
 
+// A batch of `size` samples shaped for `dataset` (uninitialised CPU tensors), to fill in.
+TrainingBatch empty_batch(const TimeSeriesDataset& dataset, std::int64_t size);
+
 // Gathers `windows` (any count, 0 included) from `dataset` into CPU tensors.
 TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<Window>& windows);
 

@@ -119,19 +119,9 @@ TrainingBatch gather_future_batch(const TimeSeriesDataset& dataset,
   const auto b = static_cast<std::int64_t>(series.size());
   const double inv_enc = 1.0 / static_cast<double>(enc);
 
-  TrainingBatch batch;
-  const auto f32 = torch::TensorOptions().dtype(torch::kFloat32);
-  const auto i64 = torch::TensorOptions().dtype(torch::kInt64);
+  TrainingBatch batch = empty_batch(dataset, b);
   TFTBatch& in = batch.inputs;
-  in.static_reals = torch::empty({b, w.static_reals}, f32);
-  in.static_categoricals = torch::empty({b, w.static_categoricals}, i64);
-  in.encoder_reals = torch::empty({b, enc, w.encoder_reals}, f32);
-  in.encoder_categoricals = torch::empty({b, enc, w.encoder_categoricals}, i64);
-  in.decoder_reals = torch::empty({b, dec, w.decoder_reals}, f32);
-  in.decoder_categoricals = torch::empty({b, dec, w.decoder_categoricals}, i64);
-  batch.targets = torch::full({b, dec}, std::numeric_limits<float>::quiet_NaN(), f32);
-  batch.series = torch::empty({b}, i64);
-  batch.decoder_times = torch::empty({b, dec}, i64);
+  batch.targets.fill_(std::numeric_limits<float>::quiet_NaN());  // the future is unknown
 
   const std::vector<std::string> historical_reals = schema.historical_reals();
   const std::vector<CategoricalVariable> historical_cats = schema.historical_categoricals();

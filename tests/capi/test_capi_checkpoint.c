@@ -1,5 +1,6 @@
 /* The C API's version, error and checkpoint-configuration functions, from plain C99:
  * every function, NULL and bad arguments, and the seed's formula table again. */
+#define _XOPEN_SOURCE 700 /* capi_test_support.h: mkdtemp, nftw */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -7,19 +8,8 @@
 #include <cmocka.h>
 
 #include <math.h>
-#include <stdio.h>
-#include <string.h>
 
-#include "tftrain.h"
-
-#define ASSERT_OK(call) assert_int_equal((call), TFT_OK)
-#define ASSERT_STATUS(call, status) assert_int_equal((call), (status))
-#define ASSERT_ERROR_HAS(needle)                                                  \
-  do {                                                                            \
-    if (strstr(tft_last_error(), (needle)) == NULL) {                            \
-      fail_msg("last error \"%s\" lacks \"%s\"", tft_last_error(), (needle));   \
-    }                                                                             \
-  } while (0)
+#include "capi/capi_test_support.h"
 
 static void version_matches_the_macros(void** state) {
   int major = -1, minor = -1, patch = -1;

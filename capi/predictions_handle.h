@@ -1,0 +1,27 @@
+// The tft_predictions handle: forecasts copied out of a trainer or a loaded model, with what
+// is needed to describe them (series names, the CSV text), so it outlives its producer.
+#pragma once
+
+#include "api_guard.h"
+
+#include <string>
+#include <vector>
+
+#include "data/time_series_dataset.h"
+#include "train/forecast.h"
+
+struct tft_predictions {
+  static constexpr std::uint64_t kMagic = 0x746674707264ULL;  // "tftprd"
+  static constexpr const char* kTypeName = "tft_predictions";
+  tft::Predictions predictions;
+  std::vector<std::string> series_names;  // per dataset series
+  std::string csv;                        // forecast.csv's text
+};
+
+namespace tft::capi {
+
+// A new handle for `predictions` made from `dataset` (series with data.group_columns).
+tft_predictions* make_predictions(const TimeSeriesDataset& dataset, Predictions predictions,
+                                  const std::vector<std::string>& group_columns);
+
+}  // namespace tft::capi

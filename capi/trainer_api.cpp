@@ -1,0 +1,192 @@
+// tft_trainer_*: the Trainer behind a handle, its progress callback and reports as C structs.
+#include "handles.h"
+#include "predictions_handle.h"
+
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include "train/saved_model.h"
+#include "train/trainer.h"
+
+struct tft_trainer {
+  static constexpr std::uint64_t kMagic = 0x74667474726e72ULL;  // "tfttrnr"
+  static constexpr const char* kTypeName = "tft_trainer";
+  std::unique_ptr<tft::Trainer> trainer;
+  tft_progress_fn progress = nullptr;
+  void* progress_user = nullptr;
+};
+
+using tft::capi::live;
+using tft::capi::require;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+tft_metrics to_c(const tft::ValidationMetrics& m) {
+  tft_metrics out{};
+  out.struct_size = sizeof out;
+  out.loss = m.loss;
+  out.q_risk_p50 = m.q_risk_p50;
+  out.q_risk_p90 = m.q_risk_p90;
+  out.mae_p50 = m.mae_p50;
+  out.windows = m.windows;
+  return out;
+}
+
+tft_memory_report to_c(const tft::MemoryReport& m) {
+  tft_memory_report out{};
+  out.struct_size = sizeof out;
+  out.checkpointed_peak_bytes = m.checkpointed_peak_bytes;
+  out.unchecked_peak_bytes = m.unchecked_peak_bytes;
+  out.measured_savings = m.measured_savings;
+  out.predicted_savings = m.predicted_savings;
+  out.predicted_compute_overhead = m.predicted_compute_overhead;
+  out.num_units = m.num_units;
+  return out;
+}
+
+tft_train_report to_c(const tft::TrainReport& r) {
+  tft_train_report out{};
+  out.struct_size = sizeof out;
+  out.epochs_run = r.epochs_run;
+  out.best_epoch = r.best_epoch;
+  out.resumed_from_epoch = r.resumed_from_epoch;
+  out.early_stopped = r.early_stopped ? 1 : 0;
+  out.initial_validation_loss = r.initial_validation_loss;
+  out.best_validation_loss = r.best_validation_loss;
+  out.final_validation_loss = r.final_validation_loss;
+  out.final_train_loss = r.history.empty() ? kNaN : r.history.back().train_loss;
+  out.validation = to_c(r.validation);
+  out.train_seconds = r.train_seconds;
+  out.samples_per_second = r.samples_per_second;
+  out.peak_activation_bytes = r.peak_activation_bytes;
+  out.memory = to_c(r.memory);
+  return out;
+}
+
+tft_progress to_c(const tft::TrainProgress& p) {
+  tft_progress out{};
+  out.struct_size = sizeof out;
+  out.kind = p.kind == tft::TrainProgress::Kind::Epoch ? TFT_PROGRESS_EPOCH : TFT_PROGRESS_STEP;
+  out.epoch = p.epoch;
+  out.epochs = p.epochs;
+  out.step = p.step;
+  out.steps_per_epoch = p.steps;
+  out.train_loss = p.loss;
+  out.validation_loss = p.metrics != nullptr ? p.metrics->validation.loss : kNaN;
+  out.samples_per_second = p.samples_per_second;
+  out.peak_activation_bytes = p.peak_activation_bytes;
+  out.learning_rate = p.learning_rate;
+  return out;
+}
+
+tft_status train(tft_trainer* handle, tft_train_report* report, bool resume,
+                 const char* function) {
+  TFT_API_BEGIN
+  live(handle, function, "trainer");
+  if (report != nullptr) tft::capi::require_struct(report, function, "report");
+  tft::ProgressCallback progress;
+  if (handle->progress != nullptr) {
+    progress = [fn = handle->progress, user = handle->progress_user](
+                   const tft::TrainProgress& p) {
+      const tft_progress c = to_c(p);
+      return fn(&c, user) == 0;
+    };
+  }
+  const tft::TrainReport result = handle->trainer->train(progress, resume);
+  if (report != nullptr) tft::capi::fill_struct(report, to_c(result));
+  TFT_API_END
+}
+
+}  // namespace
+
+extern "C" {
+
+tft_status tft_trainer_create(const tft_config* config, tft_trainer** out) {
+  TFT_API_BEGIN
+  const auto* source = live(config, __func__, "config");
+  require(out, __func__, "out");
+  auto handle = std::make_unique<tft_trainer>();
+  handle->trainer = std::make_unique<tft::Trainer>(source->config);
+  *out = tft::capi::publish(std::move(handle));
+  TFT_API_END
+}
+
+void tft_trainer_free(tft_trainer* trainer) { tft::capi::destroy(trainer); }
+
+tft_status tft_trainer_set_progress_callback(tft_trainer* trainer, tft_progress_fn fn,
+                                             void* user) {
+  TFT_API_BEGIN
+  auto* handle = live(trainer, __func__, "trainer");
+  handle->progress = fn;
+  handle->progress_user = fn != nullptr ? user : nullptr;
+  TFT_API_END
+}
+
+tft_status tft_trainer_train(tft_trainer* trainer, tft_train_report* report) {
+  return train(trainer, report, /*resume=*/false, __func__);
+}
+
+tft_status tft_trainer_resume(tft_trainer* trainer, tft_train_report* report) {
+  return train(trainer, report, /*resume=*/true, __func__);
+}
+
+tft_status tft_trainer_cancel(tft_trainer* trainer) {
+  TFT_API_BEGIN
+  live(trainer, __func__, "trainer")->trainer->cancel();
+  TFT_API_END
+}
+
+tft_status tft_trainer_evaluate(tft_trainer* trainer, tft_metrics* out) {
+  TFT_API_BEGIN
+  auto* handle = live(trainer, __func__, "trainer");
+  tft::capi::require_struct(out, __func__, "out");
+  tft::capi::fill_struct(out, to_c(handle->trainer->evaluate()));
+  TFT_API_END
+}
+
+tft_status tft_trainer_predict(tft_trainer* trainer, tft_predictions** out) {
+  TFT_API_BEGIN
+  auto* handle = live(trainer, __func__, "trainer");
+  require(out, __func__, "out");
+  tft::Trainer& t = *handle->trainer;
+  *out = tft::capi::make_predictions(t.dataset(), t.predict(), t.config().data.group_columns);
+  TFT_API_END
+}
+
+tft_status tft_trainer_predict_csv(tft_trainer* trainer, const char* path) {
+  TFT_API_BEGIN
+  auto* handle = live(trainer, __func__, "trainer");
+  require(path, __func__, "path");
+  tft::Trainer& t = *handle->trainer;
+  tft_predictions* predictions =
+      tft::capi::make_predictions(t.dataset(), t.predict(), t.config().data.group_columns);
+  const tft_status status = tft_predictions_write_csv(predictions, path);
+  tft_predictions_free(predictions);
+  return status;
+  TFT_API_END
+}
+
+tft_status tft_trainer_save(tft_trainer* trainer, const char* directory) {
+  TFT_API_BEGIN
+  auto* handle = live(trainer, __func__, "trainer");
+  tft::Trainer& t = *handle->trainer;
+  if (directory == nullptr) {
+    t.save_model();
+  } else {
+    tft::save_model_directory(directory, t.model(), t.config(), t.dataset().transforms());
+  }
+  TFT_API_END
+}
+
+tft_status tft_trainer_memory_report(tft_trainer* trainer, tft_memory_report* out) {
+  TFT_API_BEGIN
+  auto* handle = live(trainer, __func__, "trainer");
+  tft::capi::require_struct(out, __func__, "out");
+  tft::capi::fill_struct(out, to_c(handle->trainer->memory_report()));
+  TFT_API_END
+}
+
+}  // extern "C"

@@ -1,0 +1,62 @@
+/* Shared by the C API test programs (plain C99 + POSIX): status assertions, scratch folders,
+ * and the tiny training config (examples/configs/tiny.yaml) with its output redirected. */
+#ifndef TFT_CAPI_TEST_SUPPORT_H
+#define TFT_CAPI_TEST_SUPPORT_H
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tftrain.h"
+
+#define ASSERT_OK(call)                                                               \
+  do {                                                                                \
+    tft_status status_ = (call);                                                      \
+    if (status_ != TFT_OK) {                                                          \
+      fail_msg("%s returned %s: %s", #call, tft_status_name(status_), tft_last_error()); \
+    }                                                                                 \
+  } while (0)
+#define ASSERT_STATUS(call, status) assert_int_equal((call), (status))
+#define ASSERT_ERROR_HAS(needle)                                                \
+  do {                                                                          \
+    if (strstr(tft_last_error(), (needle)) == NULL) {                          \
+      fail_msg("last error \"%s\" lacks \"%s\"", tft_last_error(), (needle)); \
+    }                                                                           \
+  } while (0)
+
+/* A fresh folder under $TMPDIR (or /tmp), written to `dir` (room for 256 bytes). */
+static inline void make_scratch_dir(char* dir, const char* name) {
+  const char* tmp = getenv("TMPDIR");
+  snprintf(dir, 256, "%s/tft_capi_%s_XXXXXX", tmp != NULL ? tmp : "/tmp", name);
+  if (mkdtemp(dir) == NULL) fail_msg("mkdtemp failed for %s", dir);
+}
+
+static inline int remove_entry(const char* path, const struct stat* sb, int flag,
+                               struct FTW* ftw) {
+  (void)sb;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+static inline void remove_tree(const char* dir) {
+  nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static inline int file_exists(const char* path) { return access(path, F_OK) == 0; }
+
+#ifdef TFT_EXAMPLES_DIR
+/* tiny.yaml with output.directory set to `output_dir`. */
+static inline tft_config* load_tiny_config(const char* output_dir) {
+  tft_config* config = NULL;
+  char quoted[320];
+  ASSERT_OK(tft_config_load_file(TFT_EXAMPLES_DIR "/configs/tiny.yaml", &config));
+  snprintf(quoted, sizeof quoted, "\"%s\"", output_dir);
+  ASSERT_OK(tft_config_set(config, "output.directory", quoted));
+  return config;
+}
+#endif
+
+#endif
