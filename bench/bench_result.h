@@ -1,0 +1,33 @@
+// One row of tft-bench's results, and its outputs: the table, the JSON file, the chart.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tft::bench {
+
+struct BenchResult {
+  std::string strategy;
+  std::string summary;                 // CheckpointConfig::summary()
+  double step_seconds_median = 0;      // forward + backward + optimizer step
+  double forward_seconds_median = 0;   // forward only
+  std::int64_t peak_activation_bytes = 0;
+  double memory_savings_measured = 0;  // 1 - peak / peak(none)
+  double compute_overhead_measured = 0;  // step / step(none)
+  double memory_savings_predicted = 0;   // the seed's formula
+  double compute_overhead_predicted = 0;
+  double grad_max_abs_diff = 0;        // first step's gradients against none
+  double loss = 0;                     // first step's loss
+};
+
+// The JSON array, one object per strategy with exactly the keys the issue fixes.
+std::string results_to_json(const std::vector<BenchResult>& results);
+
+// The table as Markdown (BENCHMARKS.md) or aligned text (stdout).
+std::string results_to_markdown(const std::vector<BenchResult>& results);
+
+// Memory saved (y) against step-time overhead (x), one labelled point per strategy.
+std::string results_to_svg_chart(const std::vector<BenchResult>& results, const std::string& title);
+
+}  // namespace tft::bench

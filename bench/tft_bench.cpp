@@ -1,0 +1,221 @@
+// tft-bench: measured activation memory and step time of the TFT under checkpointing
+// strategies, all in one process and run, against `none` from the same run.
+//
+// Every strategy gets its own copy of the same initial model and its own Adam; the steps are
+// interleaved (one step of each strategy per round) so machine noise falls on all alike.
+// Each step draws dropout from the same seed in every strategy, so losses and gradients must
+// match `none` bit for bit; the first step's are compared.
+#include "bench_config.h"
+#include "bench_result.h"
+#include "strategy_spec.h"
+
+#include "common/error.h"
+#include "memory/memory_meter.h"
+#include "model/quantile_loss.h"
+#include "model/tft_model.h"
+
+#include <CLI/CLI.hpp>
+#include <torch/optim/adam.h>
+#include <torch/utils.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+namespace {
+
+using namespace tft;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const std::size_t n = values.size();
+  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+torch::Tensor randint_columns(int64_t batch, int64_t steps,
+                              const std::vector<CategoricalVariable>& vars) {
+  if (vars.empty()) return {};
+  std::vector<torch::Tensor> columns;
+  for (const auto& v : vars) {
+    columns.push_back(steps > 0 ? torch::randint(v.cardinality, {batch, steps, 1}, torch::kLong)
+                                : torch::randint(v.cardinality, {batch, 1}, torch::kLong));
+  }
+  return torch::cat(columns, -1);
+}
+
+torch::Tensor randn_or_undefined(std::vector<int64_t> shape) {
+  return shape.back() == 0 ? torch::Tensor() : torch::randn(shape);
+}
+
+// A synthetic batch of the config's shape (the data do not matter for memory and time).
+TFTBatch synthetic_batch(const bench::BenchConfig& config) {
+  const auto& m = config.model;
+  const auto& s = m.schema;
+  const int64_t b = config.batch_size, enc = m.encoder_length, dec = m.prediction_length;
+  const int64_t n_hist = static_cast<int64_t>(s.unknown_reals.size() + s.known_reals.size() + 1);
+  std::vector<CategoricalVariable> hist_cats = s.unknown_categoricals;
+  hist_cats.insert(hist_cats.end(), s.known_categoricals.begin(), s.known_categoricals.end());
+  TFTBatch batch;
+  batch.static_reals = randn_or_undefined({b, static_cast<int64_t>(s.static_reals.size())});
+  batch.static_categoricals = randint_columns(b, 0, s.static_categoricals);
+  batch.encoder_reals = torch::randn({b, enc, n_hist});
+  batch.encoder_categoricals = randint_columns(b, enc, hist_cats);
+  batch.decoder_reals = randn_or_undefined({b, dec, static_cast<int64_t>(s.known_reals.size())});
+  batch.decoder_categoricals = randint_columns(b, dec, s.known_categoricals);
+  return batch;
+}
+
+struct Runner {
+  bench::StrategySpec spec;
+  TFTModel model{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer;
+  std::vector<double> step_seconds, forward_seconds;
+  int64_t peak = 0;
+  double first_loss = 0;
+  std::vector<torch::Tensor> first_grads;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"tft-bench: activation memory and step time of TFT checkpointing strategies"};
+  std::string config_path = "bench/configs/reference.yaml";
+  std::string strategies =
+      "none,full,unit:static_encoder,unit:historical_encoder,unit:future_encoder,"
+      "unit:lstm_encoder,unit:lstm_decoder,unit:attention_0,uniform:2,dynamic:0.5";
+  int steps = 5, warmup = 1, threads = 2;
+  std::string json_path, chart_path, markdown_path;
+  app.add_option("--config", config_path, "bench YAML (model and batch shape)")->check(CLI::ExistingFile);
+  app.add_option("--strategies", strategies, "comma-separated strategies");
+  app.add_option("--steps", steps, "measured steps per strategy")->check(CLI::PositiveNumber);
+  app.add_option("--warmup", warmup, "unmeasured steps first")->check(CLI::NonNegativeNumber);
+  app.add_option("--threads", threads, "intra-op threads")->check(CLI::PositiveNumber);
+  app.add_option("--json", json_path, "write results as JSON");
+  app.add_option("--chart", chart_path, "write an SVG chart of memory saved vs overhead");
+  app.add_option("--markdown", markdown_path, "write the table as Markdown");
+  CLI11_PARSE(app, argc, argv);
+
+  try {
+    torch::set_num_threads(threads);
+    const bench::BenchConfig config = bench::load_bench_config(config_path);
+    torch::manual_seed(0);
+    TFTModel reference(config.model);
+    const auto unit_list = reference->units();
+    std::vector<std::string> unit_names;
+    for (const auto& u : unit_list) unit_names.push_back(u.name);
+    const auto specs = bench::parse_strategies(strategies, unit_names);
+    if (specs.front().label != "none") {
+      throw ConfigError("--strategies: the first strategy must be 'none' (the baseline)");
+    }
+
+    torch::manual_seed(1);
+    const TFTBatch batch = synthetic_batch(config);
+    const torch::Tensor target = torch::randn({config.batch_size, config.model.prediction_length});
+    QuantileLoss loss_fn(config.model.quantiles);
+
+    std::vector<Runner> runners;
+    for (const auto& spec : specs) {
+      Runner r;
+      r.spec = spec;
+      torch::manual_seed(0);
+      r.model = TFTModel(config.model);  // same seed: the same initial weights
+      r.model->train();
+      r.model->set_checkpointing(spec.config);
+      r.optimizer = std::make_unique<torch::optim::Adam>(r.model->parameters(),
+                                                         torch::optim::AdamOptions(1e-3));
+      runners.push_back(std::move(r));
+    }
+
+    memory::MemoryMeter meter(c10::Device(c10::DeviceType::CPU));
+    std::printf("tft-bench: %s, batch %lld, %zu units, %d threads, %d warm-up + %d steps each\n",
+                config_path.c_str(), static_cast<long long>(config.batch_size), unit_names.size(),
+                threads, warmup, steps);
+    for (int step = 0; step < warmup + steps; ++step) {
+      for (auto& r : runners) {
+        for (auto& p : r.model->parameters()) {
+          if (p.grad().defined()) p.mutable_grad().zero_();
+        }
+        torch::manual_seed(1000 + step);
+        memory::ActivationProbe probe(meter);
+        const auto start = Clock::now();
+        auto output = r.model->forward(batch);
+        const double forward_s = seconds_since(start);
+        auto loss = loss_fn(output.prediction, target);
+        loss.backward();
+        const int64_t peak = probe.activation_peak_bytes();
+        r.optimizer->step();
+        const double step_s = seconds_since(start);
+        if (step == 0) {
+          r.first_loss = loss.item<double>();
+          for (const auto& p : r.model->parameters()) r.first_grads.push_back(p.grad().clone());
+        }
+        if (step >= warmup) {
+          r.step_seconds.push_back(step_s);
+          r.forward_seconds.push_back(forward_s);
+          r.peak = std::max(r.peak, peak);
+        }
+      }
+      std::fprintf(stderr, "\r  round %d/%d", step + 1, warmup + steps);
+    }
+    std::fprintf(stderr, "\n");
+
+    const Runner& base = runners.front();
+    const double base_step = median(base.step_seconds);
+    std::vector<bench::BenchResult> results;
+    for (const auto& r : runners) {
+      bench::BenchResult res;
+      res.strategy = r.spec.label;
+      res.summary = r.spec.config.summary();
+      res.step_seconds_median = median(r.step_seconds);
+      res.forward_seconds_median = median(r.forward_seconds);
+      res.peak_activation_bytes = r.peak;
+      res.memory_savings_measured = 1.0 - static_cast<double>(r.peak) / static_cast<double>(base.peak);
+      res.compute_overhead_measured = res.step_seconds_median / base_step;
+      res.memory_savings_predicted = r.spec.config.memory_savings(unit_names.size());
+      res.compute_overhead_predicted = r.spec.config.compute_overhead(unit_names.size());
+      double diff = std::abs(r.first_loss - base.first_loss);
+      for (std::size_t i = 0; i < r.first_grads.size(); ++i) {
+        diff = std::max(diff, (r.first_grads[i] - base.first_grads[i]).abs().max().item<double>());
+      }
+      res.grad_max_abs_diff = diff;
+      res.loss = r.first_loss;
+      results.push_back(res);
+    }
+
+    std::cout << "\n" << bench::results_to_markdown(results);
+    // The physical floor of full recomputation: one more forward per step.
+    const double floor = 1.0 + median(base.forward_seconds) / base_step;
+    std::printf("\nforward %.1f ms of a %.1f ms step without checkpointing: recomputing every unit "
+                "costs at least x%.3f (the physical floor)\n",
+                median(base.forward_seconds) * 1e3, base_step * 1e3, floor);
+    for (const auto& res : results) {
+      if (res.strategy == "full") {
+        std::printf("full checkpointing: x%.3f measured = %.2f x the floor\n",
+                    res.compute_overhead_measured, res.compute_overhead_measured / floor);
+      }
+    }
+    if (!json_path.empty()) std::ofstream(json_path) << bench::results_to_json(results);
+    if (!chart_path.empty()) {
+      std::ofstream(chart_path) << bench::results_to_svg_chart(
+          results, "TFT activation memory saved vs step time (" + config_path + ")");
+    }
+    if (!markdown_path.empty()) std::ofstream(markdown_path) << bench::results_to_markdown(results);
+    bool all_equal = true;
+    for (const auto& res : results) all_equal = all_equal && res.grad_max_abs_diff == 0.0;
+    if (!all_equal) {
+      std::fprintf(stderr, "tft-bench: gradients differ from 'none' (see grad diff column)\n");
+      return 3;
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tft-bench: %s\n", e.what());
+    return 1;
+  }
+}
