@@ -13,6 +13,8 @@
 #include "memory/memory_meter.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
+#include "train/checkpoint_planning.h"
+#include "train/gradient_buffers.h"
 
 #include <CLI/CLI.hpp>
 #include <torch/optim/adam.h>
@@ -23,6 +25,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <variant>
 
 namespace {
 
@@ -80,6 +83,7 @@ struct Runner {
   int64_t peak = 0;
   double first_loss = 0;
   std::vector<torch::Tensor> first_grads;
+  std::string plan_summary;  // dynamic strategies: what the planner chose
 };
 
 }  // namespace
@@ -128,6 +132,16 @@ int main(int argc, char** argv) {
       r.model = TFTModel(config.model);  // same seed: the same initial weights
       r.model->train();
       r.model->set_checkpointing(spec.config);
+      if (std::holds_alternative<DynamicStrategy>(spec.config.strategy)) {
+        // dynamic(n, fraction) runs the budget planner's measured choice.
+        ensure_gradients(r.model->parameters());
+        const CheckpointPlan plan = plan_checkpointing(
+            r.model, [&] { return loss_fn(r.model->forward(batch).prediction, target); },
+            spec.config, c10::Device(c10::DeviceType::CPU));
+        r.model->set_checkpointing(plan.config);
+        r.plan_summary = plan.summary();
+        std::printf("%s: %s\n", spec.label.c_str(), r.plan_summary.c_str());
+      }
       r.optimizer = std::make_unique<torch::optim::Adam>(r.model->parameters(),
                                                          torch::optim::AdamOptions(1e-3));
       runners.push_back(std::move(r));
@@ -172,7 +186,9 @@ int main(int argc, char** argv) {
     for (const auto& r : runners) {
       bench::BenchResult res;
       res.strategy = r.spec.label;
-      res.summary = r.spec.config.summary();
+      res.summary = r.plan_summary.empty()
+                        ? r.spec.config.summary()
+                        : "planned: " + r.model->checkpointing().summary();
       res.step_seconds_median = median(r.step_seconds);
       res.forward_seconds_median = median(r.forward_seconds);
       res.peak_activation_bytes = r.peak;

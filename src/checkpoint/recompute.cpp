@@ -12,6 +12,8 @@
 
 #include <algorithm>
 #include <mutex>
+#include <atomic>
+#include <chrono>
 #include <set>
 #include <utility>
 
@@ -22,6 +24,8 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 thread_local int recompute_depth = 0;
+// Wall time of every outermost rerun, process-wide (backward may run on other threads).
+std::atomic<std::int64_t> total_recompute_nanoseconds{0};
 
 // Marks this thread as recomputing for the lifetime of the scope (nesting allowed).
 struct RecomputingScope {
@@ -220,9 +224,16 @@ class RecomputeFunction : public torch::autograd::Function<RecomputeFunction> {
         if (switch_modes) training_now.apply();
       });
 
+      const bool outermost = recompute_depth == 0;
+      const auto started = std::chrono::steady_clock::now();
       RecomputingScope recomputing;
       torch::autograd::AutoGradMode grad_on(true);
       outputs = state->fn(inputs);
+      if (outermost) {  // nested reruns are part of their enclosing one's time
+        total_recompute_nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::steady_clock::now() - started)
+                                           .count();
+      }
     }
 
     TORCH_CHECK(outputs.size() == grad_outputs.size(),
@@ -298,5 +309,7 @@ TensorVector checkpoint_module(const std::shared_ptr<torch::nn::Module>& module,
 }
 
 bool is_recomputing() { return recompute_depth > 0; }
+
+std::int64_t recompute_nanoseconds() { return total_recompute_nanoseconds.load(); }
 
 }  // namespace tft::checkpoint

@@ -20,6 +20,8 @@
 //    (c10::Error), it never crashes.
 #pragma once
 
+#include <cstdint>
+
 #include <ATen/core/Tensor.h>
 
 #include <functional>
@@ -59,5 +61,10 @@ TensorVector checkpoint_module(const std::shared_ptr<torch::nn::Module>& module,
 
 // True while this thread is recomputing a checkpointed segment during backward.
 bool is_recomputing();
+
+// Wall time spent rerunning checkpointed segments in backward since the process started, by
+// every thread (the forward reruns only; nested segments count once). The difference across
+// a step is that step's recompute cost: what the budget planner charges a unit.
+std::int64_t recompute_nanoseconds();
 
 }  // namespace tft::checkpoint

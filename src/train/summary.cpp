@@ -31,6 +31,7 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   memory["predicted_savings"] = json_number<J>(r.memory.predicted_savings);
   memory["measured_savings"] = json_number<J>(r.memory.measured_savings);
   memory["predicted_compute_overhead"] = json_number<J>(r.memory.predicted_compute_overhead);
+  if (r.memory.plan) memory["plan"] = r.memory.plan->to_json();
   j["memory"] = memory;
   j["output_directory"] = r.output_directory;
   return j;
@@ -86,6 +87,14 @@ std::string summary_text(const TrainReport& r) {
   line("activation savings: measured", percent(r.memory.measured_savings));
   line("activation savings: predicted", percent(r.memory.predicted_savings));
   line("compute overhead: predicted", number(r.memory.predicted_compute_overhead, "%.2fx"));
+  if (r.memory.plan) {
+    line("checkpoint plan", r.memory.plan->summary());
+    for (const PlannedUnit& u : r.memory.plan->units) {
+      line(("  " + u.name).c_str(), std::string(u.checkpointed ? "checkpointed" : "kept") +
+                                        ", saves " + format_bytes(u.saved_bytes) + ", +" +
+                                        number(1e3 * u.recompute_seconds, "%.1f") + " ms");
+    }
+  }
   line("output", r.output_directory);
   return out;
 }

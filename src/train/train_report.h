@@ -9,6 +9,9 @@
 #include <string>
 #include <vector>
 
+#include <optional>
+
+#include "train/checkpoint_plan.h"
 #include "train/metrics.h"
 
 namespace tft {
@@ -43,6 +46,8 @@ struct MemoryReport {
   double measured_savings = 0.0;   // 1 - checkpointed / unchecked
   double predicted_savings = 0.0;  // CheckpointConfig::memory_savings(num_units)
   double predicted_compute_overhead = 1.0;  // CheckpointConfig::compute_overhead(num_units)
+  // dynamic(n, fraction): the budget planner's measured plan, which the model runs.
+  std::optional<CheckpointPlan> plan;
 };
 
 struct TrainReport {

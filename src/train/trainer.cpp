@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <optional>
+#include <variant>
 #include <string>
 #include <utility>
 #include <vector>
@@ -22,7 +23,9 @@
 #include "train/atomic_file.h"
 #include "train/early_stopping.h"
 #include "train/forecast_csv.h"
+#include "train/checkpoint_planning.h"
 #include "train/forecast_svg.h"
+#include "train/gradient_buffers.h"
 #include "train/gradient_clipping.h"
 #include "train/lr_schedule.h"
 #include "train/module_state.h"
@@ -69,26 +72,6 @@ c10::Device parse_device(const std::string& text) {
   throw UnsupportedError("training.device: '" + text + "': only cpu and cuda are supported");
 }
 
-// Gradients set to zero in place (kept allocated, as across training steps, so memory
-// measurements do not count their allocation).
-void zero_gradients(const std::vector<at::Tensor>& parameters) {
-  for (const at::Tensor& p : parameters) {
-    at::Tensor& grad = const_cast<at::Tensor&>(p).mutable_grad();
-    if (grad.defined()) {
-      grad.detach_();
-      grad.zero_();
-    }
-  }
-}
-
-void ensure_gradients(const std::vector<at::Tensor>& parameters) {
-  torch::NoGradGuard no_grad;
-  for (const at::Tensor& p : parameters) {
-    at::Tensor& grad = const_cast<at::Tensor&>(p).mutable_grad();
-    if (!grad.defined()) grad = at::zeros_like(p);
-  }
-}
-
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
   for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
 }
@@ -115,6 +98,7 @@ struct Trainer::State {
   ModuleState initial_weights;
   RngState initial_rng;
   ModuleState best_weights;
+  std::optional<CheckpointPlan> plan;  // dynamic checkpointing: what the model runs
 
   State(TrainConfig c, TimeSeriesDataset d) : config(std::move(c)), dataset(std::move(d)) {}
 
@@ -171,6 +155,24 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
   s.new_optimizer();
   s.sampler.emplace(s.dataset.training_windows(), s.config.training.batch_size, /*shuffle=*/true,
                     s.config.training.seed);
+  if (std::holds_alternative<DynamicStrategy>(s.config.checkpoint.strategy)) {
+    plan_dynamic_checkpointing();
+  }
+}
+
+// dynamic(n, fraction): the planner measures the units on the first training batch and the
+// model runs its choice (the seed's interval formula is only the prediction beside it).
+void Trainer::plan_dynamic_checkpointing() {
+  State& s = *state_;
+  const std::vector<std::vector<Window>> batches = s.sampler->epoch_batches(0);
+  if (batches.empty()) return;
+  const TrainingBatch batch = gather_batch(s.dataset, batches.front()).to(s.device);
+  ensure_gradients(s.model->parameters());
+  s.plan = plan_checkpointing(
+      s.model,
+      [&] { return s.loss->forward(s.model->forward(batch.inputs).prediction, batch.targets); },
+      s.config.checkpoint, s.device);
+  s.model->set_checkpointing(s.plan->config);
 }
 
 Trainer::~Trainer() = default;
@@ -206,7 +208,10 @@ MemoryReport Trainer::memory_report() {
   MemoryReport r;
   const std::size_t units = s.model->units().size();
   r.device = s.device.str();
+  const CheckpointConfig effective = s.model->checkpointing();  // the plan's, when planned
   r.checkpoint_summary = s.config.checkpoint.summary();
+  if (s.plan) r.checkpoint_summary += " -> " + effective.summary();
+  r.plan = s.plan;
   r.num_units = units;
   r.predicted_savings = s.config.checkpoint.memory_savings(units);
   r.predicted_compute_overhead = s.config.checkpoint.compute_overhead(units);
@@ -236,15 +241,15 @@ MemoryReport Trainer::memory_report() {
     return peak;
   };
   try {
-    r.checkpointed_peak_bytes = measure(s.config.checkpoint);
+    r.checkpointed_peak_bytes = measure(effective);
     r.unchecked_peak_bytes = measure(CheckpointConfig::none());
   } catch (...) {
-    s.model->set_checkpointing(s.config.checkpoint);
+    s.model->set_checkpointing(effective);
     s.model->train(was_training);
     zero_gradients(parameters);
     throw;
   }
-  s.model->set_checkpointing(s.config.checkpoint);
+  s.model->set_checkpointing(effective);
   s.model->train(was_training);
   r.measured_savings =
       r.unchecked_peak_bytes > 0

@@ -36,7 +36,8 @@ class Trainer {
  public:
   // Validates the config, reads config.data.path (IoError / DataError), builds the model and
   // sets its checkpointing from config.checkpoint, validated against the model's unit count
-  // (ConfigError naming the unit index). UnsupportedError for a device this build or machine
+  // (ConfigError naming the unit index). A dynamic strategy is planned here, measured on the
+  // first training batch (checkpoint_planning.h); the model runs the plan. UnsupportedError for a device this build or machine
   // lacks.
   explicit Trainer(TrainConfig config);
   // The same with a dataset loaded by the caller (TimeSeriesDataset::from_reader, say); it
@@ -96,6 +97,8 @@ class Trainer {
   std::filesystem::path snapshot_path() const;
 
  private:
+  void plan_dynamic_checkpointing();
+
   struct State;
   std::unique_ptr<State> state_;
   std::atomic<bool> cancel_requested_{false};

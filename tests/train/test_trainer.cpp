@@ -19,6 +19,7 @@
 #include "train/module_state.h"
 #include "train/saved_model.h"
 #include "train/snapshot.h"
+#include "train/checkpoint_planning.h"
 #include "train/trainer.h"
 
 #include "train/train_test_support.h"
@@ -346,6 +347,24 @@ TFT_TEST(test_checkpoint_config_is_checked_against_the_units) {
   fs::remove_all(dir);
 }
 
+TFT_TEST(test_dynamic_checkpointing_runs_the_measured_plan) {
+  const fs::path dir = scratch_dir("dynamic");
+  write_text(dir / "data.csv", synthetic_csv(60));
+  TrainConfig config = synthetic_config(dir / "data.csv", dir / "out");
+  config.checkpoint = tft::CheckpointConfig::dynamic(6, 0.5);
+  Trainer trainer(config);
+  const tft::MemoryReport report = trainer.memory_report();
+  assert_true(report.plan.has_value());
+  assert_true(trainer.model()->checkpointing() == report.plan->config);
+  assert_true(report.checkpoint_summary.find(" -> Selective") != std::string::npos);
+  if (report.plan->achievable) {
+    // The trainer's own measurement of the plan meets the target too.
+    assert_true(static_cast<double>(report.checkpointed_peak_bytes) <=
+                (1.0 + tft::kPlanTolerance) * 0.5 * static_cast<double>(report.unchecked_peak_bytes));
+  }
+  fs::remove_all(dir);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_learns_writes_outputs_and_saved_model_predicts_bitwise),
@@ -356,6 +375,7 @@ int main() {
       cmocka_unit_test(test_cancel_from_another_thread),
       cmocka_unit_test(test_early_stopping_and_the_lr_schedule),
       cmocka_unit_test(test_checkpoint_config_is_checked_against_the_units),
+      cmocka_unit_test(test_dynamic_checkpointing_runs_the_measured_plan),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

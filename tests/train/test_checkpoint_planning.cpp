@@ -1,0 +1,142 @@
+// dynamic(n, fraction) planned on measurements (train/checkpoint_planning.h): the measured
+// peak of the plan meets fraction x the un-checkpointed peak (within the tolerance) whenever
+// the floor allows it, an unreachable target says so and falls back to the floor, and
+// planning leaves the model, its checkpointing and the random stream as they were.
+#include "checkpoint/checkpoint_config.h"
+#include "common/error.h"
+#include "memory/memory_meter.h"
+#include "model/quantile_loss.h"
+#include "model/tft_model.h"
+#include "train/checkpoint_planning.h"
+#include "train/gradient_buffers.h"
+#include "train/module_state.h"
+
+#include "model/model_test_support.h"
+
+#include <torch/types.h>
+
+#include <cstdio>
+
+#include "support/cmocka_cpp.h"  // last: see the header
+
+using tft::CheckpointConfig;
+using tft::CheckpointPlan;
+using namespace tft::testing;
+
+namespace {
+
+struct Fixture {
+  tft::ModelConfig config;
+  tft::TFTModel model{nullptr};
+  tft::QuantileLoss loss{nullptr};
+  tft::TFTBatch batch;
+  torch::Tensor target;
+
+  Fixture() {
+    tft::InputSchema s;
+    s.static_categoricals = {{"store", 10, 0}, {"region", 20, 0}};
+    s.known_reals = {"k0", "k1", "k2"};
+    s.unknown_reals = {"u0", "u1", "u2", "u3", "u4"};
+    s.target = "y";
+    config = small_config(s, 48, 12);
+    config.hidden_size = 32;
+    torch::manual_seed(3);
+    model = tft::TFTModel(config);
+    loss = tft::QuantileLoss(config.quantiles);
+    batch = random_batch(config, 32);
+    target = torch::randn({32, config.prediction_length});
+    tft::ensure_gradients(model->parameters());
+  }
+
+  CheckpointPlan plan(double fraction) {
+    return tft::plan_checkpointing(
+        model, [&] { return loss(model->forward(batch).prediction, target); },
+        CheckpointConfig::dynamic(model->units().size(), fraction),
+        c10::Device(c10::DeviceType::CPU));
+  }
+};
+
+}  // namespace
+
+TFT_TEST(planned_peaks_meet_their_targets) {
+  Fixture f;
+  for (double fraction : {0.25, 0.5, 0.75}) {
+    const CheckpointPlan p = f.plan(fraction);
+    std::printf("fraction %.2f: %s\n", fraction, p.summary().c_str());
+    for (const auto& u : p.units) {
+      std::printf("    %-20s saves %8lld B  +%.2f ms  %s\n", u.name.c_str(),
+                  static_cast<long long>(u.saved_bytes), 1e3 * u.recompute_seconds,
+                  u.checkpointed ? "checkpointed" : "");
+    }
+    assert_true(p.unchecked_peak_bytes > 0);
+    assert_int_equal(p.units.size(), f.model->units().size());
+    assert_true(p.minimum_peak_bytes < p.unchecked_peak_bytes);
+    if (p.achievable) {
+      assert_true(static_cast<double>(p.measured_peak_bytes) <=
+                  (1.0 + tft::kPlanTolerance) * static_cast<double>(p.target_peak_bytes));
+    } else {
+      assert_int_equal(p.measured_peak_bytes, p.minimum_peak_bytes);
+    }
+    // The config names exactly the chosen units.
+    for (std::size_t i = 0; i < p.units.size(); ++i) {
+      assert_int_equal(p.config.should_checkpoint(i), p.units[i].checkpointed);
+    }
+  }
+  // A generous budget needs fewer units than a tight one.
+  std::size_t loose = 0, tight = 0;
+  for (const auto& u : f.plan(0.9).units) loose += u.checkpointed;
+  for (const auto& u : f.plan(0.2).units) tight += u.checkpointed;
+  assert_true(loose <= tight);
+}
+
+TFT_TEST(an_unreachable_target_falls_back_to_every_unit_and_says_so) {
+  Fixture f;
+  const CheckpointPlan p = f.plan(0.0);
+  assert_false(p.achievable);
+  for (const auto& u : p.units) assert_true(u.checkpointed);
+  assert_int_equal(p.measured_peak_bytes, p.minimum_peak_bytes);
+  assert_true(p.summary().find("not reachable") != std::string::npos);
+}
+
+TFT_TEST(planning_leaves_the_model_and_random_stream_alone) {
+  Fixture f;
+  const CheckpointConfig before = CheckpointConfig::uniform(2);
+  f.model->set_checkpointing(before);
+  f.model->eval();
+  const tft::ModuleState weights = tft::copy_module_state(*f.model);
+  torch::manual_seed(99);
+  const torch::Tensor expected_draw = torch::rand({4});
+  torch::manual_seed(99);
+  f.plan(0.5);
+  const torch::Tensor draw = torch::rand({4});
+  assert_true(torch::equal(draw, expected_draw));
+  assert_true(tft::module_states_equal(weights, tft::copy_module_state(*f.model)));
+  assert_true(f.model->checkpointing() == before);
+  assert_false(f.model->is_training());
+  for (const auto& p : f.model->parameters()) {
+    assert_true(p.grad().abs().sum().item<double>() == 0.0);
+  }
+}
+
+TFT_TEST(only_dynamic_requests_are_planned) {
+  Fixture f;
+  bool threw = false;
+  try {
+    tft::plan_checkpointing(
+        f.model, [&] { return f.loss(f.model->forward(f.batch).prediction, f.target); },
+        CheckpointConfig::uniform(1), c10::Device(c10::DeviceType::CPU));
+  } catch (const tft::ConfigError& e) {
+    threw = std::string(e.what()).find("not a dynamic strategy") != std::string::npos;
+  }
+  assert_true(threw);
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(planned_peaks_meet_their_targets),
+      cmocka_unit_test(an_unreachable_target_falls_back_to_every_unit_and_says_so),
+      cmocka_unit_test(planning_leaves_the_model_and_random_stream_alone),
+      cmocka_unit_test(only_dynamic_requests_are_planned),
+  };
+  return cmocka_run_group_tests_name("checkpoint_planning", tests, nullptr, nullptr);
+}
