@@ -23,7 +23,10 @@ packages=(
   libtorch-dev libopenblas0-pthread
   libyaml-cpp-dev nlohmann-json3-dev libcmocka-dev libcli11-dev libfmt-dev
   valgrind
+  swig mono-mcs mono-runtime libmono-system-core4.0-cil libmono-system-numerics4.0-cil
 )
+# Go and Rust come from the machine (/usr/local/go, ~/.cargo): the bindings need Go >= 1.22 and
+# Rust >= 1.82, newer than Debian 12's; without them those bindings are skipped, not failed.
 if [ "$with_wheel" = 1 ]; then packages+=(python3-venv python3-pip); fi
 
 missing=()

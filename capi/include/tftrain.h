@@ -225,12 +225,13 @@ TFT_API tft_status tft_config_to_yaml(const tft_config* config, char* buf, size_
  * Results shared by the trainer and a loaded model
  *
  * Structs marked "grows" start with struct_size: set it to sizeof(the struct) before the
- * call. The library fills the fields that fit in struct_size and leaves the rest, so a host
+ * call (the frozen ones too). The library fills the fields that fit in struct_size and leaves the rest, so a host
  * built against an older header keeps working with a newer library. Figures that do not
  * exist (no validation set, no 0.9 quantile) are NaN.
  */
 
-/* Forecast quality of a set of windows (grows). */
+/* Forecast quality of a set of windows. Frozen: tft_train_report embeds it, so it never grows
+ * (new figures will come in a new struct); struct_size is still checked. */
 typedef struct tft_metrics {
   size_t struct_size;
   double loss;       /* quantile (pinball) loss on the scaled target, the training objective */
@@ -336,7 +337,8 @@ typedef struct tft_progress {
  * only. */
 typedef int (*tft_progress_fn)(const tft_progress* progress, void* user);
 
-/* Activation memory of one training step, measured (grows). */
+/* Activation memory of one training step, measured. Frozen like tft_metrics (embedded in
+ * tft_train_report); struct_size is still checked. */
 typedef struct tft_memory_report {
   size_t struct_size;
   int64_t checkpointed_peak_bytes; /* checkpointing as configured */

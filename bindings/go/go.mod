@@ -1,0 +1,3 @@
+module tftrain
+
+go 1.22

@@ -1,0 +1,61 @@
+//! Train Temporal Fusion Transformers with gradient checkpointing: the safe Rust binding of
+//! the tftrain C API (`tftrain-sys`).
+//!
+//! Every fallible call returns [`Result`]; an [`Error`] carries the C status and the
+//! library's message. Handles are released on drop, so use after release and double release
+//! do not compile:
+//!
+//! ```compile_fail
+//! let c = tftrain::CheckpointConfig::uniform(2).unwrap();
+//! c.close();
+//! c.validate().unwrap(); // error[E0382]: use of moved value
+//! ```
+//!
+//! Training with a progress closure (a panic in it is caught and cancels training):
+//!
+//! ```no_run
+//! use std::ops::ControlFlow;
+//! use tftrain::{CheckpointConfig, Config, ProgressKind, Trainer};
+//!
+//! let mut config = Config::load("examples/configs/tiny.yaml")?;
+//! config.set("output.directory", "/tmp/tiny-rs")?;
+//! config.set_checkpoint(&CheckpointConfig::uniform(2)?)?;
+//! let mut trainer = Trainer::new(&config)?;
+//! trainer.set_progress(|p| {
+//!     if p.kind == ProgressKind::Epoch {
+//!         eprintln!("epoch {}/{}: {:.4}", p.epoch, p.epochs, p.validation_loss);
+//!     }
+//!     ControlFlow::Continue(())
+//! })?;
+//! let report = trainer.train()?;
+//! println!("final_validation_loss: {}", report.final_validation_loss);
+//! # Ok::<(), tftrain::Error>(())
+//! ```
+mod checkpoint;
+mod config;
+mod error;
+mod predictions;
+mod trainer;
+
+pub use checkpoint::{CheckpointConfig, Strategy};
+pub use config::Config;
+pub use error::{Error, Result, Status};
+pub use predictions::{ForecastInfo, Model, Predictions};
+pub use trainer::{Canceller, MemoryReport, Metrics, Progress, ProgressKind, TrainReport, Trainer};
+
+pub use tftrain_sys as sys;
+
+/// The library's version, "MAJOR.MINOR.PATCH".
+pub fn version() -> String {
+    // SAFETY: a static NUL-terminated string.
+    unsafe { std::ffi::CStr::from_ptr(sys::tft_version_string()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// The library's version numbers.
+pub fn version_numbers() -> (i32, i32, i32) {
+    let (mut major, mut minor, mut patch) = (0, 0, 0);
+    unsafe { sys::tft_version(&mut major, &mut minor, &mut patch) };
+    (major, minor, patch)
+}

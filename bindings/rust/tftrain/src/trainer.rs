@@ -1,0 +1,386 @@
+use std::any::Any;
+use std::ffi::{c_int, c_void};
+use std::ops::ControlFlow;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+use std::ptr::{self, NonNull};
+use std::sync::{Arc, Weak};
+
+use tftrain_sys as sys;
+
+use crate::config::Config;
+use crate::error::{check, cpath, Error, Result, Status};
+use crate::predictions::Predictions;
+
+/// What a progress record reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProgressKind {
+    /// After an optimisation step.
+    Step,
+    /// After an epoch's validation (the validation fields are set).
+    Epoch,
+}
+
+/// What the progress callback receives (`tft_progress`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    pub kind: ProgressKind,
+    /// 1-based.
+    pub epoch: i64,
+    pub epochs: i64,
+    /// 1-based within the epoch.
+    pub step: i64,
+    pub steps_per_epoch: i64,
+    pub train_loss: f64,
+    /// Epoch records only; NaN otherwise.
+    pub validation_loss: f64,
+    pub samples_per_second: f64,
+    pub peak_activation_bytes: i64,
+    pub learning_rate: f64,
+}
+
+/// Forecast quality of a set of windows (`tft_metrics`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Metrics {
+    pub loss: f64,
+    pub q_risk_p50: f64,
+    pub q_risk_p90: f64,
+    pub mae_p50: f64,
+    pub windows: i64,
+}
+
+impl From<&sys::tft_metrics> for Metrics {
+    fn from(m: &sys::tft_metrics) -> Metrics {
+        Metrics {
+            loss: m.loss,
+            q_risk_p50: m.q_risk_p50,
+            q_risk_p90: m.q_risk_p90,
+            mae_p50: m.mae_p50,
+            windows: m.windows,
+        }
+    }
+}
+
+/// One training step's activation memory (`tft_memory_report`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MemoryReport {
+    pub checkpointed_peak_bytes: i64,
+    pub unchecked_peak_bytes: i64,
+    pub measured_savings: f64,
+    pub predicted_savings: f64,
+    pub predicted_compute_overhead: f64,
+    pub num_units: usize,
+}
+
+impl From<&sys::tft_memory_report> for MemoryReport {
+    fn from(m: &sys::tft_memory_report) -> MemoryReport {
+        MemoryReport {
+            checkpointed_peak_bytes: m.checkpointed_peak_bytes,
+            unchecked_peak_bytes: m.unchecked_peak_bytes,
+            measured_savings: m.measured_savings,
+            predicted_savings: m.predicted_savings,
+            predicted_compute_overhead: m.predicted_compute_overhead,
+            num_units: m.num_units,
+        }
+    }
+}
+
+/// How a training run ended (`tft_train_report`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TrainReport {
+    pub epochs_run: i64,
+    pub best_epoch: i64,
+    pub resumed_from_epoch: i64,
+    pub early_stopped: bool,
+    pub initial_validation_loss: f64,
+    pub best_validation_loss: f64,
+    pub final_validation_loss: f64,
+    pub final_train_loss: f64,
+    pub validation: Metrics,
+    pub train_seconds: f64,
+    pub samples_per_second: f64,
+    pub peak_activation_bytes: i64,
+    pub memory: MemoryReport,
+}
+
+/// The native trainer, shared with `Canceller`s (weakly) so that a cancel in flight keeps it
+/// alive; freed when the last strong reference goes.
+struct Handle(NonNull<sys::tft_trainer>);
+
+// SAFETY: tft_trainer_cancel may be called from any thread while the trainer is alive; every
+// other call goes through `&mut Trainer` (one thread at a time).
+unsafe impl Send for Handle {}
+unsafe impl Sync for Handle {}
+
+impl Drop for Handle {
+    fn drop(&mut self) {
+        unsafe { sys::tft_trainer_free(self.0.as_ptr()) }
+    }
+}
+
+type Callback = Box<dyn FnMut(&Progress) -> ControlFlow<()> + Send>;
+
+struct CallbackState {
+    callback: Callback,
+    panic: Option<Box<dyn Any + Send>>,
+}
+
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a non-string panic payload".to_string()
+    }
+}
+
+/// Calls the closure; a panic is caught (it must not unwind into C) and cancels training.
+unsafe extern "C" fn trampoline(progress: *const sys::tft_progress, user: *mut c_void) -> c_int {
+    if progress.is_null() || user.is_null() {
+        return 0;
+    }
+    // SAFETY: `user` is the CallbackState the Trainer owns while the callback is set; the
+    // library calls back on the thread running tft_trainer_train (inside `&mut self`).
+    let state = unsafe { &mut *(user as *mut CallbackState) };
+    if state.panic.is_some() {
+        return 1;
+    }
+    let p = unsafe { &*progress };
+    let record = Progress {
+        kind: if p.kind == sys::TFT_PROGRESS_EPOCH {
+            ProgressKind::Epoch
+        } else {
+            ProgressKind::Step
+        },
+        epoch: p.epoch,
+        epochs: p.epochs,
+        step: p.step,
+        steps_per_epoch: p.steps_per_epoch,
+        train_loss: p.train_loss,
+        validation_loss: p.validation_loss,
+        samples_per_second: p.samples_per_second,
+        peak_activation_bytes: p.peak_activation_bytes,
+        learning_rate: p.learning_rate,
+    };
+    match catch_unwind(AssertUnwindSafe(|| (state.callback)(&record))) {
+        Ok(ControlFlow::Continue(())) => 0,
+        Ok(ControlFlow::Break(())) => 1,
+        Err(payload) => {
+            state.panic = Some(payload);
+            1
+        }
+    }
+}
+
+/// Trains one model (`tft_trainer`). Released on drop.
+pub struct Trainer {
+    handle: Arc<Handle>,
+    callback: *mut CallbackState, // owned (Box::into_raw); null when none is set
+}
+
+// SAFETY: the callback is Send; the native trainer may move between threads.
+unsafe impl Send for Trainer {}
+
+impl std::fmt::Debug for Trainer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Trainer")
+            .field("handle", &self.handle.0)
+            .finish()
+    }
+}
+
+/// Cancels a running `Trainer::train` from any thread (`tft_trainer_cancel`).
+#[derive(Clone)]
+pub struct Canceller(Weak<Handle>);
+
+impl Canceller {
+    /// Asks the training to stop at the next step (a request made while not training is
+    /// kept for the next run). An InvalidArgument error once the trainer is dropped.
+    pub fn cancel(&self) -> Result<()> {
+        match self.0.upgrade() {
+            Some(handle) => check(unsafe { sys::tft_trainer_cancel(handle.0.as_ptr()) }),
+            None => Err(Error::new(
+                Status::InvalidArgument,
+                "the trainer was dropped",
+            )),
+        }
+    }
+}
+
+impl Trainer {
+    /// Reads the data, builds the model; `config` is copied.
+    pub fn new(config: &Config) -> Result<Trainer> {
+        let mut out = ptr::null_mut();
+        check(unsafe { sys::tft_trainer_create(config.as_ptr(), &mut out) })?;
+        let raw = NonNull::new(out)
+            .ok_or_else(|| Error::new(Status::Internal, "the library returned no trainer"))?;
+        Ok(Trainer {
+            handle: Arc::new(Handle(raw)),
+            callback: ptr::null_mut(),
+        })
+    }
+
+    fn raw(&self) -> *mut sys::tft_trainer {
+        self.handle.0.as_ptr()
+    }
+
+    /// Releases the trainer now (the same as dropping it).
+    pub fn close(self) {}
+
+    /// Sets the progress callback, called after every step and epoch on the thread running
+    /// `train`: `ControlFlow::Break(())` cancels training (a Cancelled error). A panic in the
+    /// closure is caught and cancels training too; the error's message names it.
+    pub fn set_progress<F>(&mut self, callback: F) -> Result<()>
+    where
+        F: FnMut(&Progress) -> ControlFlow<()> + Send + 'static,
+    {
+        let state = Box::into_raw(Box::new(CallbackState {
+            callback: Box::new(callback),
+            panic: None,
+        }));
+        let code = unsafe {
+            sys::tft_trainer_set_progress_callback(self.raw(), Some(trampoline), state.cast())
+        };
+        if let Err(e) = check(code) {
+            drop(unsafe { Box::from_raw(state) });
+            return Err(e);
+        }
+        self.free_callback();
+        self.callback = state;
+        Ok(())
+    }
+
+    /// Removes the progress callback.
+    pub fn clear_progress(&mut self) -> Result<()> {
+        check(unsafe {
+            sys::tft_trainer_set_progress_callback(self.raw(), None, ptr::null_mut())
+        })?;
+        self.free_callback();
+        Ok(())
+    }
+
+    fn free_callback(&mut self) {
+        if !self.callback.is_null() {
+            drop(unsafe { Box::from_raw(self.callback) });
+            self.callback = ptr::null_mut();
+        }
+    }
+
+    fn run(&mut self, resume: bool) -> Result<TrainReport> {
+        if let Some(state) = unsafe { self.callback.as_mut() } {
+            state.panic = None;
+        }
+        let mut r = sys::tft_train_report {
+            struct_size: std::mem::size_of::<sys::tft_train_report>(),
+            ..Default::default()
+        };
+        let code = unsafe {
+            if resume {
+                sys::tft_trainer_resume(self.raw(), &mut r)
+            } else {
+                sys::tft_trainer_train(self.raw(), &mut r)
+            }
+        };
+        let result = check(code);
+        let panicked = unsafe { self.callback.as_mut() }.and_then(|state| state.panic.take());
+        if let Err(mut e) = result {
+            if let Some(payload) = panicked {
+                e = Error::new(
+                    e.status(),
+                    format!(
+                        "{} (the progress callback panicked: {})",
+                        e.message(),
+                        panic_message(&*payload)
+                    ),
+                );
+            }
+            return Err(e);
+        }
+        Ok(TrainReport {
+            epochs_run: r.epochs_run,
+            best_epoch: r.best_epoch,
+            resumed_from_epoch: r.resumed_from_epoch,
+            early_stopped: r.early_stopped != 0,
+            initial_validation_loss: r.initial_validation_loss,
+            best_validation_loss: r.best_validation_loss,
+            final_validation_loss: r.final_validation_loss,
+            final_train_loss: r.final_train_loss,
+            validation: Metrics::from(&r.validation),
+            train_seconds: r.train_seconds,
+            samples_per_second: r.samples_per_second,
+            peak_activation_bytes: r.peak_activation_bytes,
+            memory: MemoryReport::from(&r.memory),
+        })
+    }
+
+    /// Trains from the initial weights, keeps the best epoch's weights and writes the run's
+    /// files to output.directory.
+    pub fn train(&mut self) -> Result<TrainReport> {
+        self.run(false)
+    }
+
+    /// Continues from the snapshot of an earlier run with this output.directory.
+    pub fn resume(&mut self) -> Result<TrainReport> {
+        self.run(true)
+    }
+
+    /// Asks training to stop at the next step (kept for the next run when not training).
+    pub fn cancel(&self) -> Result<()> {
+        check(unsafe { sys::tft_trainer_cancel(self.raw()) })
+    }
+
+    /// A handle that cancels this trainer's training from another thread.
+    pub fn canceller(&self) -> Canceller {
+        Canceller(Arc::downgrade(&self.handle))
+    }
+
+    /// The current weights on the validation windows.
+    pub fn evaluate(&mut self) -> Result<Metrics> {
+        let mut m = sys::tft_metrics {
+            struct_size: std::mem::size_of::<sys::tft_metrics>(),
+            ..Default::default()
+        };
+        check(unsafe { sys::tft_trainer_evaluate(self.raw(), &mut m) })?;
+        Ok(Metrics::from(&m))
+    }
+
+    /// One training step's activation peak, with checkpointing as configured and without.
+    pub fn memory_report(&mut self) -> Result<MemoryReport> {
+        let mut m = sys::tft_memory_report {
+            struct_size: std::mem::size_of::<sys::tft_memory_report>(),
+            ..Default::default()
+        };
+        check(unsafe { sys::tft_trainer_memory_report(self.raw(), &mut m) })?;
+        Ok(MemoryReport::from(&m))
+    }
+
+    /// Forecasts of the current weights.
+    pub fn predict(&mut self) -> Result<Predictions> {
+        let mut out = ptr::null_mut();
+        let code = unsafe { sys::tft_trainer_predict(self.raw(), &mut out) };
+        Predictions::from_raw(code, out)
+    }
+
+    /// Forecasts of the current weights as CSV.
+    pub fn predict_csv(&mut self, path: impl AsRef<Path>) -> Result<()> {
+        let path = cpath(path.as_ref())?;
+        check(unsafe { sys::tft_trainer_predict_csv(self.raw(), path.as_ptr()) })
+    }
+
+    /// Writes the current weights as a model folder; None: output.directory/model.
+    pub fn save(&mut self, directory: Option<&Path>) -> Result<()> {
+        let directory = directory.map(cpath).transpose()?;
+        let p = directory.as_ref().map_or(ptr::null(), |d| d.as_ptr());
+        check(unsafe { sys::tft_trainer_save(self.raw(), p) })
+    }
+}
+
+impl Drop for Trainer {
+    fn drop(&mut self) {
+        // The native trainer may outlive this value briefly (a Canceller's cancel in flight):
+        // clear the callback before its state is freed.
+        unsafe { sys::tft_trainer_set_progress_callback(self.raw(), None, ptr::null_mut()) };
+        self.free_callback();
+    }
+}

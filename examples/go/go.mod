@@ -1,0 +1,7 @@
+module tftrain-example
+
+go 1.22
+
+require tftrain v0.0.0
+
+replace tftrain => ../../bindings/go
