@@ -15,7 +15,7 @@ cmd=(./build/bin/tft-bench --config "$config" --strategies "$strategies" --steps
      --markdown bench/results/reference-table.md "$@")
 log=$("${cmd[@]}" 2>/dev/null)
 echo "$log"
-torch_version=$(grep -h "define TORCH_VERSION " /usr/include/torch/csrc/api/include/torch/version.h 2>/dev/null | awk '{print $3}' | tr -d '"')
+torch_version=$(dpkg-query -W -f='${Version}' libtorch-dev 2>/dev/null || true)
 {
   echo "# Benchmarks"
   echo
