@@ -9,6 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup-deps.sh
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1  # share the cache with test.sh's builds
 cmake -S . -B build -G Ninja >/dev/null
 cmake --build build -j "${JOBS:-$(nproc)}" --target tft-train
 exec ./build/bin/tft-train --config examples/configs/sp500.yaml --use-gradient-checkpointing "$@"
