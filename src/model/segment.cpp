@@ -1,5 +1,6 @@
 #include "model/segment.h"
 
+#include <ATen/Context.h>
 #include <ATen/core/ivalue.h>
 #include <ATen/ops/cat.h>
 #include <c10/util/irange.h>
@@ -15,6 +16,20 @@
 
 namespace tft {
 namespace {
+
+// Turns oneDNN off for its lifetime (see run_segment), restoring the previous setting.
+class NativeKernelsScope {
+ public:
+  NativeKernelsScope() : previous_(at::globalContext().userEnabledMkldnn()) {
+    at::globalContext().setUserEnabledMkldnn(false);
+  }
+  ~NativeKernelsScope() { at::globalContext().setUserEnabledMkldnn(previous_); }
+  NativeKernelsScope(const NativeKernelsScope&) = delete;
+  NativeKernelsScope& operator=(const NativeKernelsScope&) = delete;
+
+ private:
+  bool previous_;
+};
 
 using checkpoint::SegmentFn;
 using checkpoint::TensorVector;
@@ -225,6 +240,16 @@ TensorVector run_segment(SegmentFn fn, const TensorVector& inputs,
       return inner(full);
     };
   }
+
+  // LibTorch 2.x runs an LSTM through oneDNN (mkldnn) with different kernels with and without
+  // grad, so a checkpointed segment's graph-free first run would not give the bits of its
+  // recomputation or of a kept segment (seen as 1e-8 gradient differences). Segments run
+  // ATen's own kernels, the same arithmetic in every grad mode. The switch is process-wide:
+  // segments running at once in other threads may see it restored early (bits, not results).
+  segment = [inner = std::move(segment)](const TensorVector& in) {
+    const NativeKernelsScope native_kernels;
+    return inner(in);
+  };
 
   if (checkpointed) {
     checkpoint::CheckpointOptions options;
