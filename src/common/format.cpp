@@ -17,4 +17,24 @@ std::string shortest_double(double value) {
   return buf;
 }
 
+std::string show_string(const std::string& text) {
+  constexpr std::size_t kMaxShown = 60;
+  std::string out = "\"";
+  for (std::size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    const char ch = text[i];
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else {
+      out += ch;
+    }
+  }
+  if (text.size() > kMaxShown) out += "...";
+  return out + "\"";
+}
+
 }  // namespace tft

@@ -10,4 +10,8 @@ namespace tft {
 // NaN and infinities come out as "nan", "inf", "-inf".
 std::string shortest_double(double value);
 
+// A string as error messages show it: double-quoted, escaped (\", \\, \n, \t), cut after 60
+// characters with "...".
+std::string show_string(const std::string& text);
+
 }  // namespace tft

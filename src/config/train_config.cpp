@@ -152,10 +152,10 @@ std::optional<ConfigProblem> split_problem(const SplitConfig& s, const WindowCon
 std::optional<ConfigProblem> model_problem(const TrainConfig& c) {
   // ModelConfig::validate() owns the model's rules and already names fields "model.x";
   // a one-variable schema keeps its schema rules (about `data`, checked above) quiet.
-  InputSchema placeholder;
-  placeholder.target = "target";
+  InputSchema target_only;
+  target_only.target = "target";
   try {
-    make_model_config(c, placeholder).validate();
+    make_model_config(c, target_only).validate();
   } catch (const ConfigError& e) {
     const std::string message = e.what();
     const std::size_t colon = message.find(": ");

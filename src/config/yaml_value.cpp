@@ -106,26 +106,6 @@ void fail_at(const std::string& where, const std::string& key, const std::string
   throw ConfigError(where + key + ": " + what);
 }
 
-std::string show_string(const std::string& text) {
-  constexpr std::size_t kMaxShown = 60;
-  std::string out = "\"";
-  for (std::size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
-    const char ch = text[i];
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else if (ch == '\t') {
-      out += "\\t";
-    } else {
-      out += ch;
-    }
-  }
-  if (text.size() > kMaxShown) out += "...";
-  return out + "\"";
-}
-
 YamlValue to_value(const YAML::Node& node, const YamlLocator& loc, const std::string& path,
                    const std::string& fallback_where) {
   YamlValue v;

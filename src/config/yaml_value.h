@@ -13,6 +13,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "common/format.h"  // show_string
+
 namespace tft {
 namespace config_detail {
 
@@ -45,8 +47,6 @@ YamlValue to_value(const YAML::Node& node, const YamlLocator& loc, const std::st
 
 [[noreturn]] void fail_at(const std::string& where, const std::string& key,
                           const std::string& what);
-
-std::string show_string(const std::string& text);
 
 // Readers: `key` is the dotted key named in messages.
 std::int64_t as_positive_int(const YamlValue& v, const std::string& key);
