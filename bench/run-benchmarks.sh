@@ -10,7 +10,7 @@ cmake --build build -j "${JOBS:-$(nproc)}" --target tft-bench
 mkdir -p bench/results
 config=bench/configs/reference.yaml
 strategies="none,full,unit:static_encoder,unit:historical_encoder,unit:future_encoder,unit:lstm_encoder,unit:lstm_decoder,unit:attention_0,uniform:2,selective:1,3,dynamic:0.25,dynamic:0.35,dynamic:0.5,dynamic:0.75"
-cmd=(./build/bin/tft-bench --config "$config" --strategies "$strategies" --steps 3 --warmup 1
+cmd=(./build/bin/tft-bench --config "$config" --strategies "$strategies" --steps 5 --warmup 1
      --threads "$(nproc)" --json bench/results/reference.json --chart bench/results/reference.svg
      --markdown bench/results/reference-table.md "$@")
 log=$("${cmd[@]}" 2>/dev/null)

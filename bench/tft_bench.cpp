@@ -83,7 +83,8 @@ struct Runner {
   int64_t peak = 0;
   double first_loss = 0;
   std::vector<torch::Tensor> first_grads;
-  std::string plan_summary;  // dynamic strategies: what the planner chose
+  std::string plan_summary;  // dynamic strategies: what the planner chose, and why
+  std::string plan_choice;   // ... and just the units (and chunks)
 };
 
 }  // namespace
@@ -137,9 +138,11 @@ int main(int argc, char** argv) {
         ensure_gradients(r.model->parameters());
         const CheckpointPlan plan = plan_checkpointing(
             r.model, [&] { return loss_fn(r.model->forward(batch).prediction, target); },
-            spec.config, c10::Device(c10::DeviceType::CPU));
+            spec.config, config.batch_size, c10::Device(c10::DeviceType::CPU));
         r.model->set_checkpointing(plan.config);
+        r.model->set_checkpointed_chunks(plan.chunk_limits);
         r.plan_summary = plan.summary();
+        r.plan_choice = plan.chosen();
         std::printf("%s: %s\n", spec.label.c_str(), r.plan_summary.c_str());
       }
       r.optimizer = std::make_unique<torch::optim::Adam>(r.model->parameters(),
@@ -188,7 +191,7 @@ int main(int argc, char** argv) {
       res.strategy = r.spec.label;
       res.summary = r.plan_summary.empty()
                         ? r.spec.config.summary()
-                        : "planned: " + r.model->checkpointing().summary();
+                        : "planned: " + r.plan_choice;
       res.step_seconds_median = median(r.step_seconds);
       res.forward_seconds_median = median(r.forward_seconds);
       res.peak_activation_bytes = r.peak;

@@ -1,86 +1,166 @@
-// The budget planner's choice (checkpoint/planner.h): an exact 0/1 knapsack over measured
-// unit costs. Hand-made cost tables where the right answer is known.
+// The budget planner's choice (checkpoint/planner.h): the cheapest chunks of units that fit a
+// memory budget, under the planner's linear model of partial checkpointing. Hand-made cost
+// tables where the right answer is known, and random tables checked against brute force.
 #include "checkpoint/planner.h"
 #include "common/error.h"
 
+#include <cstdint>
+#include <functional>
+#include <random>
 #include <vector>
 
 #include "support/cmocka_cpp.h"  // last: see the header
 
-using tft::choose_checkpoint_units;
+using tft::CheckpointChoice;
+using tft::choose_checkpoint_chunks;
 using tft::UnitCost;
 
 namespace {
 
-// baseline 100: a saves 50 for 5 s, b 30 for 1 s, c 30 for 1 s, d 5 for 0.1 s.
-std::vector<UnitCost> table() {
-  return {{"a", 50, 5.0}, {"b", 30, 1.0}, {"c", 30, 1.0}, {"d", 5, 0.1}};
+// baseline 100, whole units only: a saves 50 for 5 s, b 30 for 1 s, c 30 for 1 s, d 5 for 0.1 s.
+std::vector<UnitCost> whole_units() {
+  return {{"a", 1, 50, 5.0}, {"b", 1, 30, 1.0}, {"c", 1, 30, 1.0}, {"d", 1, 5, 0.1}};
 }
+
+using Chunks = std::vector<std::int64_t>;
 
 }  // namespace
 
-TFT_TEST(cheapest_set_within_the_budget) {
+TFT_TEST(cheapest_set_of_whole_units_within_the_budget) {
   // Budget 40 (save 60): b + c saves 60 for 2 s; a + anything costs more than 5 s.
-  auto choice = choose_checkpoint_units(table(), 100, 40);
+  auto choice = choose_checkpoint_chunks(whole_units(), 100, 40);
   assert_true(choice.fits);
-  assert_true((choice.units == std::vector<std::size_t>{1, 2}));
+  assert_true((choice.checkpointed_chunks == Chunks{0, 1, 1, 0}));
   assert_int_equal(choice.predicted_peak_bytes, 40);
   assert_true(choice.predicted_recompute_seconds == 2.0);
 
   // Budget 35 (save 65): b + c + d (65 for 2.1 s) beats a + b (80 for 6 s).
-  choice = choose_checkpoint_units(table(), 100, 35);
-  assert_true((choice.units == std::vector<std::size_t>{1, 2, 3}));
+  choice = choose_checkpoint_chunks(whole_units(), 100, 35);
+  assert_true((choice.checkpointed_chunks == Chunks{0, 1, 1, 1}));
   assert_int_equal(choice.predicted_peak_bytes, 35);
 
   // Budget 30 (save 70): only sets with a do it; a + b (or a + c) at 6 s.
-  choice = choose_checkpoint_units(table(), 100, 30);
+  choice = choose_checkpoint_chunks(whole_units(), 100, 30);
   assert_true(choice.fits);
-  assert_int_equal(choice.units.size(), 2);
-  assert_int_equal(choice.units[0], 0);
+  assert_int_equal(choice.checkpointed_chunks[0], 1);
+  assert_int_equal(choice.checkpointed_chunks[1] + choice.checkpointed_chunks[2], 1);
   assert_true(choice.predicted_recompute_seconds == 6.0);
 }
 
-TFT_TEST(a_budget_above_the_baseline_checkpoints_nothing) {
-  const auto choice = choose_checkpoint_units(table(), 100, 100);
+TFT_TEST(part_of_a_unit_meets_a_budget_a_whole_unit_overshoots) {
+  // baseline 1000: "big" saves 800 over 8 chunks for 8 s (100 bytes and 1 s a chunk), "small"
+  // saves 100 for 2 s. Budget 500 (save 500): 5 chunks of big (5 s) beat 4 chunks + small (6 s).
+  const std::vector<UnitCost> units{{"big", 8, 800, 8.0}, {"small", 1, 100, 2.0}};
+  auto choice = choose_checkpoint_chunks(units, 1000, 500);
   assert_true(choice.fits);
-  assert_true(choice.units.empty());
+  assert_true((choice.checkpointed_chunks == Chunks{5, 0}));
+  assert_int_equal(choice.predicted_peak_bytes, 500);
+  assert_true(choice.predicted_recompute_seconds == 5.0);
+  // Budget 150 (save 850): all of big and nothing fits without small: 8 + small = 10 s.
+  choice = choose_checkpoint_chunks(units, 1000, 150);
+  assert_true((choice.checkpointed_chunks == Chunks{8, 1}));
+  // A cheap small unit is taken first: at 0.5 s for 100 bytes it beats a chunk of big.
+  const std::vector<UnitCost> cheap_small{{"big", 8, 800, 8.0}, {"small", 1, 100, 0.5}};
+  choice = choose_checkpoint_chunks(cheap_small, 1000, 500);
+  assert_true((choice.checkpointed_chunks == Chunks{4, 1}));
+  assert_true(choice.predicted_recompute_seconds == 4.5);
+}
+
+TFT_TEST(a_budget_above_the_baseline_checkpoints_nothing) {
+  const auto choice = choose_checkpoint_chunks(whole_units(), 100, 100);
+  assert_true(choice.fits);
+  assert_true((choice.checkpointed_chunks == Chunks{0, 0, 0, 0}));
   assert_int_equal(choice.predicted_peak_bytes, 100);
   assert_true(choice.predicted_recompute_seconds == 0.0);
 }
 
 TFT_TEST(an_unreachable_budget_gives_the_lowest_peak_and_says_so) {
-  std::vector<UnitCost> units = table();
-  units.push_back({"useless", -2, 0.5});  // measured noise: checkpointing it costs memory
-  const auto choice = choose_checkpoint_units(units, 200, 50);  // at best 200 - 115 = 85
+  std::vector<UnitCost> units = whole_units();
+  units.push_back({"useless", 4, -2, 0.5});  // measured noise: checkpointing it costs memory
+  units[0].chunks = 4;
+  const auto choice = choose_checkpoint_chunks(units, 200, 50);  // at best 200 - 115 = 85
   assert_false(choice.fits);
-  assert_true((choice.units == std::vector<std::size_t>{0, 1, 2, 3}));
+  assert_true((choice.checkpointed_chunks == Chunks{4, 1, 1, 1, 0}));
   assert_int_equal(choice.predicted_peak_bytes, 85);
 }
 
 TFT_TEST(ties_in_time_go_to_the_larger_saving) {
-  const std::vector<UnitCost> units = {{"x", 10, 0.0}, {"y", 20, 0.0}};
-  const auto choice = choose_checkpoint_units(units, 100, 95);
-  assert_true((choice.units == std::vector<std::size_t>{0, 1}));  // free: take all savings
+  const std::vector<UnitCost> units = {{"x", 2, 10, 0.0}, {"y", 1, 20, 0.0}};
+  const auto choice = choose_checkpoint_chunks(units, 100, 95);
+  assert_true((choice.checkpointed_chunks == Chunks{2, 1}));  // free: take all savings
 }
 
-TFT_TEST(too_many_units_is_an_error_not_a_hang) {
-  const std::vector<UnitCost> units(25, UnitCost{"u", 1, 1.0});
-  bool threw = false;
-  try {
-    choose_checkpoint_units(units, 100, 50);
-  } catch (const tft::ConfigError& e) {
-    threw = std::string(e.what()).find("25 units") != std::string::npos;
+TFT_TEST(units_with_many_chunks_are_planned_in_even_steps) {
+  const std::vector<UnitCost> units{{"long", 100, 1000, 10.0}};
+  const auto choice = choose_checkpoint_chunks(units, 1000, 500);
+  // Options are s * 100 / 32 chunks for s = 1..32 (3, 6, 9, 12, 15, 18, 21, 25, ...): 15 steps
+  // make 46 chunks (460 bytes), 16 make 50 (exactly 500).
+  assert_true((choice.checkpointed_chunks == Chunks{50}));
+  assert_true(choice.fits);
+}
+
+TFT_TEST(a_unit_with_no_chunks_is_an_error) {
+  const std::vector<UnitCost> units{{"broken", 0, 10, 1.0}};
+  TFT_ASSERT_THROWS_WITH(choose_checkpoint_chunks(units, 100, 50), tft::ConfigError,
+                         "unit broken has 0 chunks");
+}
+
+TFT_TEST(random_tables_match_brute_force) {
+  std::mt19937 rng(12345);
+  std::uniform_int_distribution<int> chunk_count(1, 4), unit_count(1, 5);
+  std::uniform_int_distribution<std::int64_t> bytes(-5, 400);
+  std::uniform_real_distribution<double> seconds(0.0, 3.0);
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<UnitCost> units(static_cast<std::size_t>(unit_count(rng)));
+    std::int64_t total = 0;
+    for (UnitCost& u : units) {
+      u = {"u", chunk_count(rng), bytes(rng), seconds(rng)};
+      total += std::max<std::int64_t>(0, u.saved_bytes);
+    }
+    const std::int64_t baseline = 2000;
+    std::uniform_int_distribution<std::int64_t> saving(0, total);
+    const std::int64_t budget = baseline - saving(rng);
+    // Brute force over every combination of chunk counts.
+    double best_seconds = -1.0;
+    std::int64_t best_saved = 0;
+    Chunks current(units.size(), 0);
+    std::function<void(std::size_t, std::int64_t, double)> visit = [&](std::size_t i,
+                                                                       std::int64_t saved,
+                                                                       double time) {
+      if (i == units.size()) {
+        if (baseline - saved > budget) return;
+        if (best_seconds < 0 || time < best_seconds ||
+            (time == best_seconds && saved > best_saved)) {
+          best_seconds = time;
+          best_saved = saved;
+        }
+        return;
+      }
+      for (std::int64_t k = 0; k <= units[i].chunks; ++k) {
+        if (k > 0 && units[i].saved_bytes <= 0) break;
+        visit(i + 1, saved + tft::partial_saved_bytes(units[i], k),
+              time + tft::partial_recompute_seconds(units[i], k));
+      }
+    };
+    visit(0, 0, 0.0);
+    const CheckpointChoice choice = choose_checkpoint_chunks(units, baseline, budget);
+    assert_true(choice.fits);  // the budget is at most everything the units save
+    assert_true(choice.predicted_peak_bytes <= budget);
+    // The planner's time equals the optimum up to the order its sums were added in.
+    assert_true(std::abs(choice.predicted_recompute_seconds - best_seconds) < 1e-9);
   }
-  assert_true(threw);
 }
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(cheapest_set_within_the_budget),
+      cmocka_unit_test(cheapest_set_of_whole_units_within_the_budget),
+      cmocka_unit_test(part_of_a_unit_meets_a_budget_a_whole_unit_overshoots),
       cmocka_unit_test(a_budget_above_the_baseline_checkpoints_nothing),
       cmocka_unit_test(an_unreachable_budget_gives_the_lowest_peak_and_says_so),
       cmocka_unit_test(ties_in_time_go_to_the_larger_saving),
-      cmocka_unit_test(too_many_units_is_an_error_not_a_hang),
+      cmocka_unit_test(units_with_many_chunks_are_planned_in_even_steps),
+      cmocka_unit_test(a_unit_with_no_chunks_is_an_error),
+      cmocka_unit_test(random_tables_match_brute_force),
   };
   return cmocka_run_group_tests_name("planner", tests, nullptr, nullptr);
 }

@@ -1,58 +1,97 @@
 #include "checkpoint/planner.h"
 
+#include <algorithm>
+
 #include "common/error.h"
 
 namespace tft {
+namespace {
 
-UnitChoice choose_checkpoint_units(const std::vector<UnitCost>& units,
-                                   std::int64_t baseline_peak_bytes, std::int64_t budget_bytes) {
-  constexpr std::size_t kMaxUnits = 24;
-  const std::size_t n = units.size();
-  if (n > kMaxUnits) {
-    throw ConfigError("checkpoint planner: " + std::to_string(n) + " units; at most " +
-                      std::to_string(kMaxUnits) + " are planned exactly");
-  }
-  UnitChoice best;
-  bool found = false;
-  std::int64_t best_saved = 0;
-  for (std::uint32_t mask = 0; mask < (1u << n); ++mask) {
-    std::int64_t saved = 0;
-    double seconds = 0.0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (mask & (1u << i)) {
-        saved += units[i].saved_bytes;
-        seconds += units[i].recompute_seconds;
-      }
-    }
-    if (baseline_peak_bytes - saved > budget_bytes) continue;
-    if (!found || seconds < best.predicted_recompute_seconds ||
-        (seconds == best.predicted_recompute_seconds && saved > best_saved)) {
-      found = true;
-      best_saved = saved;
-      best.units.clear();
-      for (std::size_t i = 0; i < n; ++i) {
-        if (mask & (1u << i)) best.units.push_back(i);
-      }
-      best.predicted_recompute_seconds = seconds;
-      best.predicted_peak_bytes = baseline_peak_bytes - saved;
-    }
-  }
-  if (found) {
-    best.fits = true;
-    return best;
-  }
-  // Nothing fits: every unit that saves something gives the lowest predicted peak.
-  UnitChoice lowest;
+// One partial plan over the units seen so far.
+struct Candidate {
   std::int64_t saved = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (units[i].saved_bytes > 0) {
-      lowest.units.push_back(i);
-      saved += units[i].saved_bytes;
-      lowest.predicted_recompute_seconds += units[i].recompute_seconds;
+  double seconds = 0.0;
+  std::vector<std::int64_t> chunks;
+};
+
+// The chunk counts worth trying for a unit: 0 and 1..n, or kMaxChunkOptions even steps up to n.
+std::vector<std::int64_t> chunk_options(const UnitCost& unit) {
+  std::vector<std::int64_t> options{0};
+  if (unit.saved_bytes <= 0) return options;  // checkpointing it would only cost time
+  const std::int64_t n = unit.chunks;
+  const std::int64_t steps = std::min(n, kMaxChunkOptions);
+  for (std::int64_t s = 1; s <= steps; ++s) options.push_back(s * n / steps);
+  return options;
+}
+
+// Keeps the plans no other plan beats on both counts (saves at least as much, no slower).
+void keep_pareto_front(std::vector<Candidate>& plans) {
+  std::sort(plans.begin(), plans.end(), [](const Candidate& a, const Candidate& b) {
+    return a.saved != b.saved ? a.saved > b.saved : a.seconds < b.seconds;
+  });
+  std::vector<Candidate> front;
+  for (Candidate& c : plans) {
+    if (front.empty() || c.seconds < front.back().seconds) front.push_back(std::move(c));
+  }
+  plans = std::move(front);
+}
+
+}  // namespace
+
+std::int64_t partial_saved_bytes(const UnitCost& unit, std::int64_t k) {
+  if (k <= 0) return 0;
+  if (k >= unit.chunks) return unit.saved_bytes;
+  return static_cast<std::int64_t>(static_cast<double>(unit.saved_bytes) * static_cast<double>(k) /
+                                   static_cast<double>(unit.chunks));
+}
+
+double partial_recompute_seconds(const UnitCost& unit, std::int64_t k) {
+  if (k <= 0) return 0.0;
+  if (k >= unit.chunks) return unit.recompute_seconds;
+  return unit.recompute_seconds * static_cast<double>(k) / static_cast<double>(unit.chunks);
+}
+
+CheckpointChoice choose_checkpoint_chunks(const std::vector<UnitCost>& units,
+                                          std::int64_t baseline_peak_bytes,
+                                          std::int64_t budget_bytes) {
+  for (const UnitCost& unit : units) {
+    if (unit.chunks < 1) {
+      throw ConfigError("checkpoint planner: unit " + unit.name + " has " +
+                        std::to_string(unit.chunks) + " chunks; at least 1 is needed");
     }
   }
-  lowest.predicted_peak_bytes = baseline_peak_bytes - saved;
-  return lowest;
+  // Unit by unit, every Pareto-optimal plan over the units so far. A plan off the front can't
+  // be part of the cheapest plan within any budget: swapping in the plan that dominates it
+  // saves at least as much for no more time.
+  std::vector<Candidate> front{Candidate{}};
+  for (const UnitCost& unit : units) {
+    std::vector<Candidate> next;
+    for (const std::int64_t k : chunk_options(unit)) {
+      for (const Candidate& c : front) {
+        Candidate extended = c;
+        extended.saved += partial_saved_bytes(unit, k);
+        extended.seconds += partial_recompute_seconds(unit, k);
+        extended.chunks.push_back(k);
+        next.push_back(std::move(extended));
+      }
+    }
+    keep_pareto_front(next);
+    front = std::move(next);
+  }
+
+  // The front is sorted by savings, descending, and time falls with them: the last plan that
+  // fits is the cheapest (and of equal-time plans, the front kept the one saving most).
+  CheckpointChoice choice;
+  const Candidate* best = nullptr;
+  for (const Candidate& c : front) {
+    if (baseline_peak_bytes - c.saved <= budget_bytes) best = &c;
+  }
+  choice.fits = best != nullptr;
+  if (best == nullptr) best = &front.front();  // the most savings: every useful chunk
+  choice.checkpointed_chunks = best->chunks;
+  choice.predicted_peak_bytes = baseline_peak_bytes - best->saved;
+  choice.predicted_recompute_seconds = best->seconds;
+  return choice;
 }
 
 }  // namespace tft

@@ -1,13 +1,16 @@
-// The budget planner's choice: which units to checkpoint so that the activation peak fits a
-// memory budget at the least recompute time, from costs measured on the real batch shape
-// (train/checkpoint_planning.h measures them; this file only chooses). No LibTorch here.
+// The budget planner's choice: how many chunks of which units to checkpoint so that the
+// activation peak fits a memory budget at the least recompute time, from costs measured on
+// the real batch shape (train/checkpoint_planning.h measures them; this file only chooses).
+// No LibTorch here.
 //
-// Model: checkpointing unit i removes saved_bytes[i] from the un-checkpointed peak and adds
-// recompute_seconds[i] to the step. The peak of a set S is predicted as
-// baseline - sum_{i in S} saved_bytes[i] (the activations all units keep are alive together
-// at the end of the forward pass, where the peak sits), and the choice is an exact 0/1
-// knapsack: the cheapest S whose predicted peak is within the budget. The caller measures the
-// chosen set and re-plans with a corrected budget when the prediction was off.
+// Model: checkpointing all n chunks of unit i removes saved_bytes[i] from the
+// un-checkpointed peak and adds recompute_seconds[i] to the step; checkpointing its first k
+// chunks removes and adds k/n of those (the chunks split the unit's steps evenly, to within
+// one step). The peak of a plan is predicted as baseline - its savings (the activations the
+// units keep are alive together at the end of the forward pass, where the peak sits). The
+// choice is exact for that model: the cheapest plan whose predicted peak is within the budget,
+// found over the Pareto front of (bytes saved, seconds) one unit at a time. The caller
+// measures the chosen plan and re-plans with a corrected budget when the prediction was off.
 #pragma once
 
 #include <cstddef>
@@ -19,21 +22,33 @@ namespace tft {
 
 struct UnitCost {
   std::string name;
-  std::int64_t saved_bytes = 0;    // peak(none) - peak(only this unit checkpointed)
-  double recompute_seconds = 0.0;  // step(only this unit) - step(none), at least 0
+  std::int64_t chunks = 1;         // chunks the unit runs in (at least 1)
+  std::int64_t saved_bytes = 0;    // peak(none) - peak(only this whole unit checkpointed)
+  double recompute_seconds = 0.0;  // its reruns per step when wholly checkpointed, at least 0
 };
 
-struct UnitChoice {
-  std::vector<std::size_t> units;  // ascending unit indices
+struct CheckpointChoice {
+  // Per unit, in unit order: how many of its first chunks recompute (0: none, chunks: all).
+  std::vector<std::int64_t> checkpointed_chunks;
   std::int64_t predicted_peak_bytes = 0;
   double predicted_recompute_seconds = 0.0;
   bool fits = false;  // predicted peak <= budget; false: the lowest predicted peak instead
+
+  bool operator==(const CheckpointChoice& other) const {
+    return checkpointed_chunks == other.checkpointed_chunks;
+  }
 };
 
-// Exact over every subset (units.size() <= 24; ConfigError beyond). Ties in time go to the
-// set that saves more. When no set fits, returns the set of every unit with positive savings
-// (the lowest predicted peak) with fits = false.
-UnitChoice choose_checkpoint_units(const std::vector<UnitCost>& units,
-                                   std::int64_t baseline_peak_bytes, std::int64_t budget_bytes);
+// Ties in time go to the plan that saves more. When no plan fits, returns every chunk of every
+// unit with positive savings (the lowest predicted peak) with fits = false. Units with more
+// than kMaxChunkOptions chunks are planned in kMaxChunkOptions even steps of chunks.
+inline constexpr std::int64_t kMaxChunkOptions = 32;
+CheckpointChoice choose_checkpoint_chunks(const std::vector<UnitCost>& units,
+                                          std::int64_t baseline_peak_bytes,
+                                          std::int64_t budget_bytes);
+
+// The predicted savings and recompute time of checkpointing the first k of a unit's chunks.
+std::int64_t partial_saved_bytes(const UnitCost& unit, std::int64_t k);
+double partial_recompute_seconds(const UnitCost& unit, std::int64_t k);
 
 }  // namespace tft

@@ -62,7 +62,7 @@ AttentionBlockOutput AttentionBlockImpl::forward(const torch::Tensor& x,
           return out;
         },
         {x_pieces[i], enrichment_context}, {enrichment_.ptr(), attention_.ptr()},
-        schedule.checkpoint_block);
+        schedule.recomputes(schedule.checkpoint_block, query_piece ? i - first_query_piece : i));
     key_pieces.push_back(std::move(outputs[0]));
     value_pieces.push_back(std::move(outputs[1]));
     if (query_piece) enriched_pieces.push_back(std::move(outputs[2]));
@@ -94,7 +94,7 @@ AttentionBlockOutput AttentionBlockImpl::forward(const torch::Tensor& x,
                                           first_position);
           return TensorVector{result.output, result.weights};
         },
-        inputs, {attention_.ptr()}, schedule.checkpoint_attention);
+        inputs, {attention_.ptr()}, schedule.recomputes(schedule.checkpoint_attention, j));
     if (return_attention) {
       torch::NoGradGuard no_grad;
       // Keys after the chunk's last position were masked for all of its queries: weight 0.
@@ -108,16 +108,17 @@ AttentionBlockOutput AttentionBlockImpl::forward(const torch::Tensor& x,
         [gate = post_attention_](const TensorVector& in) mutable {
           return TensorVector{gate(in[0], in[1])};
         },
-        {beta, theta}, {post_attention_.ptr()}, schedule.checkpoint_block)[0];
+        {beta, theta}, {post_attention_.ptr()},
+        schedule.recomputes(schedule.checkpoint_block, j))[0];
     const torch::Tensor psi = run_segment(
         [grn = feed_forward_](const TensorVector& in) mutable { return TensorVector{grn(in[0])}; },
-        {delta}, {feed_forward_.ptr()}, schedule.checkpoint_ffn)[0];
+        {delta}, {feed_forward_.ptr()}, schedule.recomputes(schedule.checkpoint_ffn, j))[0];
     output_parts.push_back(run_segment(
         [gate = output_gate_](const TensorVector& in) mutable {
           return TensorVector{gate(in[0], in[1])};
         },
         {psi, skip_pieces[first_skip_piece + j]}, {output_gate_.ptr()},
-        schedule.checkpoint_block)[0]);
+        schedule.recomputes(schedule.checkpoint_block, j))[0]);
   }
 
   AttentionBlockOutput result;

@@ -31,6 +31,8 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
+#include <limits>
+
 namespace tft {
 
 // Which segments of a block recompute in backward, and how many chunks it runs in.
@@ -39,6 +41,12 @@ struct AttentionBlockSchedule {
   bool checkpoint_block = false;      // enrichment, keys/values and both gate/add/norms
   bool checkpoint_attention = false;  // the attention sub-layer
   bool checkpoint_ffn = false;        // the position-wise feed-forward sub-layer
+  // The flags above apply to chunks [0, checkpointed_chunks) only (partial checkpointing);
+  // key-only piece i and query chunk j are chunks i and j.
+  int64_t checkpointed_chunks = std::numeric_limits<int64_t>::max();
+  bool recomputes(bool flag, size_t chunk) const {
+    return flag && static_cast<int64_t>(chunk) < checkpointed_chunks;
+  }
 };
 
 struct AttentionBlockOutput {

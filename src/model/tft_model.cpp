@@ -10,6 +10,7 @@
 #include <ATen/ops/zeros.h>
 #include <torch/utils.h>
 
+#include <algorithm>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -142,12 +143,52 @@ std::vector<UnitInfo> TFTModelImpl::units() const {
 
 void TFTModelImpl::set_checkpointing(const CheckpointConfig& config) { checkpointing_ = config; }
 
-bool TFTModelImpl::checkpointed(std::size_t unit) const {
-  return checkpointing_.should_checkpoint(unit);
+void TFTModelImpl::set_checkpointed_chunks(ChunkLimits limits) {
+  for (const auto& [unit, limit] : limits) {
+    if (unit >= unit_names_.size()) {
+      throw ConfigError("checkpointed chunks: unit " + std::to_string(unit) + " does not exist (" +
+                        std::to_string(unit_names_.size()) + " units)");
+    }
+    if (limit < 0) {
+      throw ConfigError("checkpointed chunks: " + unit_names_[unit] + ": " +
+                        std::to_string(limit) + " is negative");
+    }
+  }
+  chunk_limits_ = std::move(limits);
+}
+
+bool TFTModelImpl::checkpointed(std::size_t unit, std::int64_t chunk) const {
+  if (!checkpointing_.should_checkpoint(unit)) return false;
+  const auto limit = chunk_limits_.find(unit);
+  return limit == chunk_limits_.end() || chunk < limit->second;
 }
 
 int64_t TFTModelImpl::chunks(std::size_t unit) const {
   return config_.chunks_for(unit_names_.at(unit));
+}
+
+std::int64_t TFTModelImpl::chunk_count(std::size_t unit, std::int64_t batch_size) const {
+  const auto pieces = [&](std::int64_t length) {
+    return std::max<std::int64_t>(1, static_cast<std::int64_t>(
+                                         split_span(0, length, chunks(unit)).size()));
+  };
+  const int64_t encoder_steps = config_.encoder_length, decoder_steps = config_.prediction_length;
+  switch (unit) {
+    case kStaticUnit: return pieces(batch_size);
+    case kHistoricalUnit:
+    case kLstmEncoderUnit: return pieces(encoder_steps);
+    case kFutureUnit:
+    case kLstmDecoderUnit: return pieces(decoder_steps);
+    default: break;
+  }
+  if (unit >= unit_names_.size()) {
+    throw ConfigError("chunk_count: unit " + std::to_string(unit) + " does not exist");
+  }
+  // An attention block: the last one runs key-only pieces beside its query chunks (chunk i is
+  // the i-th of each), the others query chunks over every step (attention_block.h).
+  const bool last = unit + 1 == unit_names_.size();
+  return last ? std::max(pieces(encoder_steps), pieces(decoder_steps))
+              : pieces(encoder_steps + decoder_steps);
 }
 
 StaticContexts TFTModelImpl::encode_static(const TFTBatch& batch, int64_t batch_size) {
@@ -159,7 +200,9 @@ StaticContexts TFTModelImpl::encode_static(const TFTBatch& batch, int64_t batch_
   }
   TensorVector parts[5];
   // No time axis here: the chunks split the batch.
-  for (const Span span : split_span(0, batch_size, chunks(kStaticUnit))) {
+  const std::vector<Span> spans = split_span(0, batch_size, chunks(kStaticUnit));
+  for (std::size_t chunk = 0; chunk < spans.size(); ++chunk) {
+    const Span span = spans[chunk];
     auto outputs = run_segment(
         [embedding = static_embedding_, encoder = static_encoder_](const TensorVector& in) mutable {
           StaticContexts c = encoder(embedding(in[0], in[1]));
@@ -167,7 +210,8 @@ StaticContexts TFTModelImpl::encode_static(const TFTBatch& batch, int64_t batch_
         },
         {slice_or_undefined(batch.static_reals, 0, span),
          slice_or_undefined(batch.static_categoricals, 0, span)},
-        {static_embedding_.ptr(), static_encoder_.ptr()}, checkpointed(kStaticUnit));
+        {static_embedding_.ptr(), static_encoder_.ptr()},
+        checkpointed(kStaticUnit, static_cast<std::int64_t>(chunk)));
     for (size_t i = 0; i < 5; ++i) parts[i].push_back(std::move(outputs[i]));
   }
   contexts.selection = at::cat(parts[0], 0);
@@ -194,14 +238,15 @@ TFTModelImpl::Selected TFTModelImpl::select_inputs(std::size_t unit, InputEmbedd
   }
   selected.spans = split_span(0, steps, chunks(unit));
   TensorVector weights;
-  for (const Span& span : selected.spans) {
+  for (std::size_t chunk = 0; chunk < selected.spans.size(); ++chunk) {
+    const Span span = selected.spans[chunk];
     auto outputs = run_segment(
         [embedding, selection](const TensorVector& in) mutable {
           VariableSelectionOutput s = selection(embedding(in[0], in[1]), in[2]);
           return TensorVector{s.output, s.weights};
         },
         {slice_or_undefined(reals, 1, span), slice_or_undefined(categoricals, 1, span), context},
-        {embedding.ptr(), selection.ptr()}, checkpointed(unit));
+        {embedding.ptr(), selection.ptr()}, checkpointed(unit, static_cast<std::int64_t>(chunk)));
     selected.features.push_back(std::move(outputs[0]));
     weights.push_back(std::move(outputs[1]));
   }
@@ -218,14 +263,16 @@ TFTModelImpl::Encoded TFTModelImpl::run_lstm(std::size_t unit, torch::nn::LSTM& 
   const std::vector<Span> spans = split_span(0, inputs.spans.back().end, chunks(unit));
   const TensorVector pieces = rechunk(inputs.features, inputs.spans, spans, 1);
   Encoded encoded;
-  for (const auto& piece : pieces) {
+  for (std::size_t chunk = 0; chunk < pieces.size(); ++chunk) {
+    const at::Tensor& piece = pieces[chunk];
     auto result = run_segment(
         [lstm, gate = post_lstm_gate_](const TensorVector& in) mutable {
           auto [output, state] = lstm->forward(in[0], std::make_tuple(in[1], in[2]));
           // Gated skip over the LSTM, back to its selected inputs.
           return TensorVector{gate(output, in[0]), std::get<0>(state), std::get<1>(state)};
         },
-        {piece, state_h, state_c}, {lstm.ptr(), post_lstm_gate_.ptr()}, checkpointed(unit));
+        {piece, state_h, state_c}, {lstm.ptr(), post_lstm_gate_.ptr()},
+        checkpointed(unit, static_cast<std::int64_t>(chunk)));
     encoded.output.push_back(std::move(result[0]));
     state_h = std::move(result[1]);
     state_c = std::move(result[2]);
@@ -304,7 +351,10 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
     const bool last = k + 1 == attention_blocks_.size();
     AttentionBlockSchedule schedule;
     schedule.chunks = chunks(unit);
-    schedule.checkpoint_block = checkpointed(unit);
+    schedule.checkpoint_block = checkpointing_.should_checkpoint(unit);
+    if (const auto limit = chunk_limits_.find(unit); limit != chunk_limits_.end()) {
+      schedule.checkpointed_chunks = limit->second;
+    }
     schedule.checkpoint_attention = schedule.checkpoint_block && checkpointing_.checkpoint_attention;
     schedule.checkpoint_ffn = schedule.checkpoint_block && checkpointing_.checkpoint_ffn;
     auto block = attention_blocks_[k]->forward(x, temporal, statics.enrichment,

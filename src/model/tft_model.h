@@ -36,6 +36,8 @@
 #include <torch/nn/pimpl.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -73,6 +75,12 @@ struct UnitInfo {
   std::string name;
 };
 
+// Partial checkpointing, by unit index: a checkpointed unit recomputes only its first
+// `limit` chunks and keeps the activations of the rest. A unit not listed recomputes all of
+// them. The budget planner uses this to meet a memory budget in steps of one chunk instead of
+// one unit.
+using ChunkLimits = std::map<std::size_t, std::int64_t>;
+
 class TFTModelImpl : public torch::nn::Module {
  public:
   // Validates the config (ConfigError on a broken rule).
@@ -91,6 +99,17 @@ class TFTModelImpl : public torch::nn::Module {
   void set_checkpointing(const CheckpointConfig& config);
   const CheckpointConfig& checkpointing() const { return checkpointing_; }
 
+  // Limits apply on top of whatever set_checkpointing says and stay until replaced ({}: none).
+  // The segments are the same whichever chunks recompute, so gradients stay bitwise equal to
+  // the un-checkpointed run. ConfigError for an unknown unit or a negative limit.
+  void set_checkpointed_chunks(ChunkLimits limits);
+  const ChunkLimits& checkpointed_chunks() const { return chunk_limits_; }
+
+  // How many chunks (segments along time, or along the batch for static_encoder) unit i runs
+  // in for a batch of batch_size rows: ModelConfig::chunks_for clamped to what there is to
+  // split.
+  std::int64_t chunk_count(std::size_t unit, std::int64_t batch_size) const;
+
   const ModelConfig& config() const { return config_; }
 
  private:
@@ -105,7 +124,8 @@ class TFTModelImpl : public torch::nn::Module {
     torch::Tensor state_h, state_c;   // [lstm_layers, B, H] after the last step
   };
 
-  bool checkpointed(std::size_t unit) const;
+  // Whether chunk `chunk` (0-based, in time order) of the unit recomputes in backward.
+  bool checkpointed(std::size_t unit, std::int64_t chunk) const;
   int64_t chunks(std::size_t unit) const;
 
   StaticContexts encode_static(const TFTBatch& batch, int64_t batch_size);
@@ -118,6 +138,7 @@ class TFTModelImpl : public torch::nn::Module {
 
   ModelConfig config_;
   CheckpointConfig checkpointing_;
+  ChunkLimits chunk_limits_;
   std::vector<std::string> unit_names_;
   int64_t num_static_ = 0, num_historical_ = 0, num_future_ = 0;
 

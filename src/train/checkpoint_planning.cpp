@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <variant>
 
 #include <torch/autograd.h>
@@ -30,10 +31,32 @@ CheckpointConfig selective_like(const CheckpointConfig& request, std::vector<std
   return config;
 }
 
+// What the model runs for a choice: the units with any chunk checkpointed, and the limits of
+// those checkpointed in part.
+struct ModelSetting {
+  CheckpointConfig config = CheckpointConfig::none();
+  ChunkLimits limits;
+};
+
+ModelSetting setting_for(const CheckpointConfig& request, const CheckpointChoice& choice,
+                         const std::vector<UnitCost>& costs) {
+  std::vector<std::size_t> units;
+  ModelSetting setting;
+  for (std::size_t i = 0; i < choice.checkpointed_chunks.size(); ++i) {
+    const std::int64_t k = choice.checkpointed_chunks[i];
+    if (k <= 0) continue;
+    units.push_back(i);
+    if (k < costs[i].chunks) setting.limits[i] = k;
+  }
+  setting.config = selective_like(request, std::move(units));
+  return setting;
+}
+
 }  // namespace
 
 CheckpointPlan plan_checkpointing(TFTModel& model, const PlanningStep& step,
-                                  const CheckpointConfig& request, const c10::Device& device) {
+                                  const CheckpointConfig& request, std::int64_t batch_size,
+                                  const c10::Device& device) {
   const auto* dynamic = std::get_if<DynamicStrategy>(&request.strategy);
   if (dynamic == nullptr) {
     throw ConfigError("checkpoint planner: the request is not a dynamic strategy (" +
@@ -41,14 +64,16 @@ CheckpointPlan plan_checkpointing(TFTModel& model, const PlanningStep& step,
   }
   const std::size_t n = model->units().size();
   const CheckpointConfig previous = model->checkpointing();
+  const ChunkLimits previous_limits = model->checkpointed_chunks();
   const bool was_training = model->is_training();
   const std::vector<at::Tensor> parameters = model->parameters();
   RngStateGuard restore_rng(device);
   const RngState start = RngState::capture(device);
   memory::MemoryMeter meter(device);
 
-  auto measure = [&](const CheckpointConfig& config) {
+  auto measure = [&](const CheckpointConfig& config, const ChunkLimits& limits = {}) {
     model->set_checkpointing(config);
+    model->set_checkpointed_chunks(limits);
     model->train();
     start.restore();  // the same dropout masks in every measurement
     Measurement m;
@@ -64,6 +89,11 @@ CheckpointPlan plan_checkpointing(TFTModel& model, const PlanningStep& step,
     }
     zero_gradients(parameters);
     return m;
+  };
+  auto restore_model = [&] {
+    model->set_checkpointing(previous);
+    model->set_checkpointed_chunks(previous_limits);
+    model->train(was_training);
   };
 
   CheckpointPlan plan;
@@ -90,54 +120,72 @@ CheckpointPlan plan_checkpointing(TFTModel& model, const PlanningStep& step,
     }
     plan.unchecked_peak_bytes = none.peak_bytes;
     plan.unchecked_step_seconds = none.seconds;
-    plan.target_peak_bytes = static_cast<std::int64_t>(
-        std::floor(dynamic->memory_fraction * static_cast<double>(none.peak_bytes)));
+    const auto target = static_cast<double>(none.peak_bytes) * dynamic->memory_fraction;
+    plan.target_peak_bytes = static_cast<std::int64_t>(std::floor(target));
     const double min_cost = kMinRecomputeFraction * none.seconds;
     std::vector<UnitCost> costs;
     for (std::size_t i = 0; i < n; ++i) {
-      costs.push_back({model->units()[i].name, none.peak_bytes - alone[i].peak_bytes,
+      costs.push_back({model->units()[i].name, model->chunk_count(i, batch_size),
+                       none.peak_bytes - alone[i].peak_bytes,
                        std::max(min_cost, alone[i].recompute_seconds)});
     }
     plan.minimum_peak_bytes = measure(selective_like(request, every_unit)).peak_bytes;
-    const auto allowed = static_cast<std::int64_t>(
-        static_cast<double>(plan.target_peak_bytes) * (1.0 + kPlanTolerance));
+    const auto allowed = static_cast<std::int64_t>(target * (1.0 + kPlanTolerance));
+    const auto close_enough = static_cast<std::int64_t>(target * (1.0 - kPlanTolerance));
     plan.achievable = plan.minimum_peak_bytes <= allowed;
 
-    UnitChoice choice;
-    bool met = false;
-    std::int64_t budget = plan.target_peak_bytes;
-    for (int attempt = 0; attempt <= kMaxReplans && plan.achievable && !met; ++attempt) {
-      choice = choose_checkpoint_units(costs, none.peak_bytes, budget);
-      plan.measured_peak_bytes = measure(selective_like(request, choice.units)).peak_bytes;
-      met = plan.measured_peak_bytes <= allowed;
-      // The prediction was optimistic by this much: ask the next choice for that much more.
-      budget -= std::max<std::int64_t>(plan.measured_peak_bytes - plan.target_peak_bytes, 1);
+    // Measure the cheapest predicted plan; while the measurement is off the target band,
+    // correct the budget by the error and try again. The cheapest plan measured within the
+    // allowance wins.
+    std::optional<CheckpointChoice> best;
+    std::vector<CheckpointChoice> tried;
+    double budget = target;
+    for (int attempt = 0; attempt <= kMaxReplans && plan.achievable; ++attempt) {
+      const CheckpointChoice choice = choose_checkpoint_chunks(
+          costs, none.peak_bytes, static_cast<std::int64_t>(std::floor(budget)));
+      if (std::find(tried.begin(), tried.end(), choice) != tried.end()) break;  // no new plan
+      tried.push_back(choice);
+      const ModelSetting setting = setting_for(request, choice, costs);
+      const std::int64_t measured = measure(setting.config, setting.limits).peak_bytes;
+      const bool within = measured <= allowed;
+      if (within && (!best || choice.predicted_recompute_seconds <
+                                  best->predicted_recompute_seconds)) {
+        best = choice;
+        plan.measured_peak_bytes = measured;
+      }
+      if (within && measured >= close_enough) break;
+      budget += target - static_cast<double>(measured);
     }
-    if (!met) {  // not reachable, or the re-plans did not get there: the floor
-      choice = UnitChoice{};
-      choice.units = every_unit;
-      choice.predicted_peak_bytes = none.peak_bytes;
+    if (!best) {  // not reachable, or the re-plans did not get there: the floor
+      best = CheckpointChoice{};
+      best->predicted_peak_bytes = none.peak_bytes;
       for (const UnitCost& c : costs) {
-        choice.predicted_peak_bytes -= c.saved_bytes;
-        choice.predicted_recompute_seconds += c.recompute_seconds;
+        best->checkpointed_chunks.push_back(c.chunks);
+        best->predicted_peak_bytes -= c.saved_bytes;
+        best->predicted_recompute_seconds += c.recompute_seconds;
       }
       plan.measured_peak_bytes = plan.minimum_peak_bytes;
     }
-    plan.predicted_peak_bytes = choice.predicted_peak_bytes;
-    plan.predicted_recompute_seconds = choice.predicted_recompute_seconds;
+    plan.predicted_peak_bytes = best->predicted_peak_bytes;
+    plan.predicted_recompute_seconds = best->predicted_recompute_seconds;
     for (std::size_t i = 0; i < n; ++i) {
-      const bool chosen = std::find(choice.units.begin(), choice.units.end(), i) != choice.units.end();
-      plan.units.push_back({costs[i].name, costs[i].saved_bytes, costs[i].recompute_seconds, chosen});
+      const UnitCost& c = costs[i];
+      const std::int64_t k = best->checkpointed_chunks[i];
+      PlannedUnit unit{c.name, c.chunks, c.saved_bytes, c.recompute_seconds, k};
+      unit.planned_saved_bytes = partial_saved_bytes(c, k);
+      unit.kept_bytes = std::max<std::int64_t>(0, c.saved_bytes - unit.planned_saved_bytes);
+      unit.planned_recompute_seconds = partial_recompute_seconds(c, k);
+      plan.units.push_back(std::move(unit));
     }
-    plan.config = selective_like(request, choice.units);
+    ModelSetting setting = setting_for(request, *best, costs);
+    plan.config = std::move(setting.config);
+    plan.chunk_limits = std::move(setting.limits);
   } catch (...) {
-    model->set_checkpointing(previous);
-    model->train(was_training);
+    restore_model();
     zero_gradients(parameters);
     throw;
   }
-  model->set_checkpointing(previous);
-  model->train(was_training);
+  restore_model();
   return plan;
 }
 

@@ -90,9 +90,17 @@ std::string summary_text(const TrainReport& r) {
   if (r.memory.plan) {
     line("checkpoint plan", r.memory.plan->summary());
     for (const PlannedUnit& u : r.memory.plan->units) {
-      line(("  " + u.name).c_str(), std::string(u.checkpointed ? "checkpointed" : "kept") +
-                                        ", saves " + format_bytes(u.saved_bytes) + ", +" +
-                                        number(1e3 * u.recompute_seconds, "%.1f") + " ms");
+      const std::string choice =
+          !u.checkpointed()                  ? std::string("kept")
+          : u.checkpointed_chunks < u.chunks ? std::to_string(u.checkpointed_chunks) + " of " +
+                                                   std::to_string(u.chunks) + " chunks checkpointed"
+                                             : std::string("checkpointed");
+      line(("  " + u.name).c_str(),
+           choice + ": saves " + format_bytes(u.planned_saved_bytes) + ", keeps " +
+               format_bytes(u.kept_bytes) + ", +" +
+               number(1e3 * u.planned_recompute_seconds, "%.1f") + " ms (whole unit: saves " +
+               format_bytes(u.saved_bytes) + ", +" + number(1e3 * u.recompute_seconds, "%.1f") +
+               " ms)");
     }
   }
   line("output", r.output_directory);

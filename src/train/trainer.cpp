@@ -171,8 +171,9 @@ void Trainer::plan_dynamic_checkpointing() {
   s.plan = plan_checkpointing(
       s.model,
       [&] { return s.loss->forward(s.model->forward(batch.inputs).prediction, batch.targets); },
-      s.config.checkpoint, s.device);
+      s.config.checkpoint, batch.targets.size(0), s.device);
   s.model->set_checkpointing(s.plan->config);
+  s.model->set_checkpointed_chunks(s.plan->chunk_limits);
 }
 
 Trainer::~Trainer() = default;
@@ -208,9 +209,10 @@ MemoryReport Trainer::memory_report() {
   MemoryReport r;
   const std::size_t units = s.model->units().size();
   r.device = s.device.str();
-  const CheckpointConfig effective = s.model->checkpointing();  // the plan's, when planned
+  // The plan's, when planned (its chunk limits stay set on the model throughout).
+  const CheckpointConfig effective = s.model->checkpointing();
   r.checkpoint_summary = s.config.checkpoint.summary();
-  if (s.plan) r.checkpoint_summary += " -> " + effective.summary();
+  if (s.plan) r.checkpoint_summary += " -> " + s.plan->chosen();
   r.plan = s.plan;
   r.num_units = units;
   r.predicted_savings = s.config.checkpoint.memory_savings(units);

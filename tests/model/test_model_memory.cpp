@@ -11,6 +11,7 @@
 #include <torch/utils.h>
 
 #include <cstdio>
+#include <vector>
 
 #include "support/cmocka_cpp.h"  // last: see the header
 
@@ -30,41 +31,50 @@ tft::ModelConfig moderate_config() {
   return c;
 }
 
-int64_t step_activation_peak(tft::TFTModel& model, tft::QuantileLoss& loss_fn,
-                             const tft::TFTBatch& batch, const torch::Tensor& target,
-                             const CheckpointConfig& config) {
-  model->set_checkpointing(config);
-  {
-    torch::NoGradGuard no_grad;
-    for (auto& p : model->parameters()) p.mutable_grad().zero_();  // held before the probe
+// A moderate model and batch, gradients already allocated so every measured step starts
+// with the same bytes held.
+struct Fixture {
+  tft::ModelConfig config = moderate_config();
+  tft::TFTModel model{nullptr};
+  tft::QuantileLoss loss_fn{nullptr};
+  int64_t batch_size = 32;
+  tft::TFTBatch batch;
+  torch::Tensor target;
+
+  Fixture() {
+    torch::manual_seed(3);
+    model = tft::TFTModel(config);
+    model->train();
+    loss_fn = tft::QuantileLoss(config.quantiles);
+    batch = random_batch(config, batch_size);
+    target = torch::randn({batch_size, config.prediction_length});
+    torch::manual_seed(7);
+    loss_fn(model->forward(batch).prediction, target).backward();
   }
-  tft::memory::MemoryMeter meter(c10::Device(c10::DeviceType::CPU));
-  tft::memory::ActivationProbe probe(meter);
-  torch::manual_seed(7);
-  loss_fn(model->forward(batch).prediction, target).backward();
-  return probe.activation_peak_bytes();
-}
+
+  int64_t step_activation_peak(const CheckpointConfig& checkpointing,
+                               const tft::ChunkLimits& limits = {}) {
+    model->set_checkpointing(checkpointing);
+    model->set_checkpointed_chunks(limits);
+    {
+      torch::NoGradGuard no_grad;
+      for (auto& p : model->parameters()) p.mutable_grad().zero_();  // held before the probe
+    }
+    tft::memory::MemoryMeter meter(c10::Device(c10::DeviceType::CPU));
+    tft::memory::ActivationProbe probe(meter);
+    torch::manual_seed(7);
+    loss_fn(model->forward(batch).prediction, target).backward();
+    return probe.activation_peak_bytes();
+  }
+};
 
 }  // namespace
 
 TFT_TEST(checkpointing_every_unit_cuts_the_activation_peak) {
-  const auto c = moderate_config();
-  torch::manual_seed(3);
-  tft::TFTModel model(c);
-  model->train();
-  tft::QuantileLoss loss_fn(c.quantiles);
-  const int64_t b = 32;
-  const auto batch = random_batch(c, b);
-  const auto target = torch::randn({b, c.prediction_length});
-  // Gradients exist before measuring, so every run starts with the same bytes held.
-  torch::manual_seed(7);
-  loss_fn(model->forward(batch).prediction, target).backward();
-
-  const int64_t none = step_activation_peak(model, loss_fn, batch, target, CheckpointConfig::none());
-  const int64_t all =
-      step_activation_peak(model, loss_fn, batch, target, CheckpointConfig::uniform(1));
-  const int64_t attention_kept = step_activation_peak(
-      model, loss_fn, batch, target,
+  Fixture f;
+  const int64_t none = f.step_activation_peak(CheckpointConfig::none());
+  const int64_t all = f.step_activation_peak(CheckpointConfig::uniform(1));
+  const int64_t attention_kept = f.step_activation_peak(
       CheckpointConfig::uniform(1).with_checkpoint_attention(false).with_checkpoint_ffn(false));
   std::printf("  activation peak: none %.2f MB, all units %.2f MB (%.1f%%), all units without "
               "sub-layers %.2f MB (%.1f%%)\n",
@@ -75,9 +85,35 @@ TFT_TEST(checkpointing_every_unit_cuts_the_activation_peak) {
   assert_true(all <= attention_kept);
 }
 
+TFT_TEST(checkpointing_more_chunks_of_a_unit_saves_more) {
+  Fixture f;
+  // The historical encoder (unit 1) holds most of the activations: each chunk of it that
+  // recomputes instead of keeping lowers the peak, down to the whole unit checkpointed.
+  const std::size_t unit = 1;
+  const auto only_unit = CheckpointConfig::selective({unit});
+  const int64_t chunks = f.model->chunk_count(unit, f.batch_size);
+  const int64_t none = f.step_activation_peak(CheckpointConfig::none());
+  std::vector<int64_t> peaks;
+  for (int64_t k = 0; k <= chunks; ++k) {
+    peaks.push_back(f.step_activation_peak(only_unit, {{unit, k}}));
+    std::printf("  historical encoder, %lld of %lld chunks checkpointed: %.2f MB\n",
+                static_cast<long long>(k), static_cast<long long>(chunks), peaks.back() / 1e6);
+  }
+  const int64_t whole = f.step_activation_peak(only_unit);
+  assert_int_equal(peaks.front(), none);  // no chunk: as if unchecked
+  assert_int_equal(peaks.back(), whole);  // every chunk: the whole unit
+  for (int64_t k = 1; k <= chunks; ++k) assert_true(peaks[k] < peaks[k - 1]);
+  // Roughly linear: half the chunks save between a quarter and three quarters of the unit's
+  // savings (the planner predicts half).
+  const double half =
+      static_cast<double>(none - peaks[chunks / 2]) / static_cast<double>(none - whole);
+  assert_true(half > 0.25 && half < 0.75);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(checkpointing_every_unit_cuts_the_activation_peak),
+      cmocka_unit_test(checkpointing_more_chunks_of_a_unit_saves_more),
   };
   return cmocka_run_group_tests_name("model_memory", tests, nullptr, nullptr);
 }

@@ -219,8 +219,10 @@ struct StepResult {
 };
 
 StepResult training_step(TFTModel& model, tft::QuantileLoss& loss_fn, const TFTBatch& batch,
-                         const torch::Tensor& target, const CheckpointConfig& config) {
+                         const torch::Tensor& target, const CheckpointConfig& config,
+                         const tft::ChunkLimits& limits = {}) {
   model->set_checkpointing(config);
+  model->set_checkpointed_chunks(limits);
   for (auto& p : model->parameters()) p.mutable_grad() = torch::Tensor();
   torch::manual_seed(1234);  // the same dropout masks in every run
   StepResult r;
@@ -268,24 +270,38 @@ TFT_TEST(gradients_are_bitwise_equal_with_and_without_checkpointing) {
     assert_true(other != reference.loss.item<double>());
   }
 
-  std::vector<std::pair<std::string, CheckpointConfig>> settings;
+  struct Setting {
+    std::string name;
+    CheckpointConfig config;
+    tft::ChunkLimits limits;
+  };
+  std::vector<Setting> settings;
   const auto units = model->units();
   for (const auto& u : units) {
-    settings.emplace_back("unit " + u.name, CheckpointConfig::selective({u.index}));
+    settings.push_back({"unit " + u.name, CheckpointConfig::selective({u.index}), {}});
   }
-  settings.emplace_back("all units", CheckpointConfig::uniform(1));
-  settings.emplace_back("uniform(2)", CheckpointConfig::uniform(2));
-  settings.emplace_back("selective({1,3})", CheckpointConfig::selective({1, 3}));
-  settings.emplace_back("dynamic(n, 0.5)", CheckpointConfig::dynamic(units.size(), 0.5));
-  settings.emplace_back("attention only",
-                        CheckpointConfig::uniform(1).with_checkpoint_ffn(false));
-  settings.emplace_back("FFN only", CheckpointConfig::uniform(1).with_checkpoint_attention(false));
-  settings.emplace_back("no sub-layers", CheckpointConfig::uniform(1)
-                                             .with_checkpoint_attention(false)
-                                             .with_checkpoint_ffn(false));
+  settings.push_back({"all units", CheckpointConfig::uniform(1), {}});
+  settings.push_back({"uniform(2)", CheckpointConfig::uniform(2), {}});
+  settings.push_back({"selective({1,3})", CheckpointConfig::selective({1, 3}), {}});
+  settings.push_back({"dynamic(n, 0.5)", CheckpointConfig::dynamic(units.size(), 0.5), {}});
+  settings.push_back(
+      {"attention only", CheckpointConfig::uniform(1).with_checkpoint_ffn(false), {}});
+  settings.push_back(
+      {"FFN only", CheckpointConfig::uniform(1).with_checkpoint_attention(false), {}});
+  const auto no_sub_layers =
+      CheckpointConfig::uniform(1).with_checkpoint_attention(false).with_checkpoint_ffn(false);
+  settings.push_back({"no sub-layers", no_sub_layers, {}});
+  // Partial checkpointing: the first k chunks of a unit recompute, the rest keep.
+  tft::ChunkLimits first_chunk_only;
+  for (const auto& u : units) first_chunk_only[u.index] = 1;
+  settings.push_back({"first chunk of every unit", CheckpointConfig::uniform(1), first_chunk_only});
+  settings.push_back({"partial mix", CheckpointConfig::uniform(1),
+                      {{0, 1}, {1, 3}, {2, 2}, {3, 1}, {4, 2}, {5, 1}, {6, 2}}});
+  settings.push_back({"no chunk of any unit", CheckpointConfig::uniform(1),
+                      {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}, {6, 0}}});
 
-  for (const auto& [name, config] : settings) {
-    const auto run = training_step(model, loss_fn, batch, target, config);
+  for (const auto& [name, config, limits] : settings) {
+    const auto run = training_step(model, loss_fn, batch, target, config, limits);
     const double loss_diff = tensor_diff(reference.loss, run.loss);
     double grad_diff = 0;
     for (size_t i = 0; i < run.grads.size(); ++i) {
@@ -303,6 +319,33 @@ TFT_TEST(gradients_are_bitwise_equal_with_and_without_checkpointing) {
     assert_true(grad_diff == 0.0);
     assert_true(interp_diff == 0.0);
   }
+}
+
+TFT_TEST(chunk_counts_and_checkpointed_chunk_limits) {
+  auto c = small_config(full_schema(), 12, 5);
+  c.decoder_layers = 2;
+  c.unit_chunks["static_encoder"] = 3;
+  c.unit_chunks["lstm_decoder"] = 9;  // more than the 5 decoder steps: clamped
+  c.unit_chunks["attention_1"] = 8;   // the last block: 8 key-only pieces, 5 query chunks
+  TFTModel model(c);
+  // Units: static, historical, future, lstm encoder, lstm decoder, attention_0, attention_1.
+  assert_int_equal(model->chunk_count(0, 4), 3);
+  assert_int_equal(model->chunk_count(0, 2), 2);  // two rows: two batch chunks at most
+  assert_int_equal(model->chunk_count(1, 4),
+                   tft::ModelConfig::default_unit_chunks("historical_encoder"));
+  assert_int_equal(model->chunk_count(4, 4), 5);
+  assert_int_equal(model->chunk_count(6, 4), 8);
+  TFT_ASSERT_THROWS_WITH(model->chunk_count(7, 4), tft::ConfigError, "unit 7 does not exist");
+
+  model->set_checkpointed_chunks({{1, 2}});
+  assert_true(model->checkpointed_chunks() == (tft::ChunkLimits{{1, 2}}));
+  TFT_ASSERT_THROWS_WITH(model->set_checkpointed_chunks({{7, 1}}), tft::ConfigError,
+                         "unit 7 does not exist");
+  TFT_ASSERT_THROWS_WITH(model->set_checkpointed_chunks({{3, -1}}), tft::ConfigError,
+                         "lstm_encoder: -1 is negative");
+  // A rejected setting changes nothing; set_checkpointing leaves the limits alone.
+  model->set_checkpointing(CheckpointConfig::uniform(1));
+  assert_true(model->checkpointed_chunks() == (tft::ChunkLimits{{1, 2}}));
 }
 
 TFT_TEST(a_small_model_overfits_a_tiny_batch) {
@@ -358,6 +401,7 @@ int main() {
       cmocka_unit_test(forecasts_never_depend_on_later_inputs),
       cmocka_unit_test(interpretation_outputs_are_distributions_when_checkpointed),
       cmocka_unit_test(gradients_are_bitwise_equal_with_and_without_checkpointing),
+      cmocka_unit_test(chunk_counts_and_checkpointed_chunk_limits),
       cmocka_unit_test(a_small_model_overfits_a_tiny_batch),
   };
   return cmocka_run_group_tests_name("tft_model", tests, nullptr, nullptr);

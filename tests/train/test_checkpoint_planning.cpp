@@ -51,7 +51,7 @@ struct Fixture {
   CheckpointPlan plan(double fraction) {
     return tft::plan_checkpointing(
         model, [&] { return loss(model->forward(batch).prediction, target); },
-        CheckpointConfig::dynamic(model->units().size(), fraction),
+        CheckpointConfig::dynamic(model->units().size(), fraction), 32,
         c10::Device(c10::DeviceType::CPU));
   }
 };
@@ -64,9 +64,9 @@ TFT_TEST(planned_peaks_meet_their_targets) {
     const CheckpointPlan p = f.plan(fraction);
     std::printf("fraction %.2f: %s\n", fraction, p.summary().c_str());
     for (const auto& u : p.units) {
-      std::printf("    %-20s saves %8lld B  +%.2f ms  %s\n", u.name.c_str(),
+      std::printf("    %-20s saves %8lld B  +%.2f ms  %lld of %lld chunks\n", u.name.c_str(),
                   static_cast<long long>(u.saved_bytes), 1e3 * u.recompute_seconds,
-                  u.checkpointed ? "checkpointed" : "");
+                  static_cast<long long>(u.checkpointed_chunks), static_cast<long long>(u.chunks));
     }
     assert_true(p.unchecked_peak_bytes > 0);
     assert_int_equal(p.units.size(), f.model->units().size());
@@ -77,15 +77,37 @@ TFT_TEST(planned_peaks_meet_their_targets) {
     } else {
       assert_int_equal(p.measured_peak_bytes, p.minimum_peak_bytes);
     }
-    // The config names exactly the chosen units.
+    // The config names exactly the chosen units, the limits exactly those chosen in part.
     for (std::size_t i = 0; i < p.units.size(); ++i) {
-      assert_int_equal(p.config.should_checkpoint(i), p.units[i].checkpointed);
+      const auto& u = p.units[i];
+      assert_int_equal(u.chunks, f.model->chunk_count(i, 32));
+      assert_true(u.checkpointed_chunks >= 0 && u.checkpointed_chunks <= u.chunks);
+      assert_int_equal(p.config.should_checkpoint(i), u.checkpointed());
+      const bool partial = u.checkpointed() && u.checkpointed_chunks < u.chunks;
+      assert_int_equal(p.chunk_limits.count(i), partial ? 1 : 0);
+      if (partial) assert_int_equal(p.chunk_limits.at(i), u.checkpointed_chunks);
     }
+    // Measured again as the model will run it, the plan's peak is what the planner measured.
+    f.model->set_checkpointing(p.config);
+    f.model->set_checkpointed_chunks(p.chunk_limits);
+    tft::memory::MemoryMeter meter(c10::Device(c10::DeviceType::CPU));
+    std::int64_t peak = 0;
+    {
+      tft::memory::ActivationProbe probe(meter);
+      // As the planner's step: the forward's other outputs are gone before backward.
+      torch::Tensor loss = f.loss(f.model->forward(f.batch).prediction, f.target);
+      loss.backward();
+      peak = probe.activation_peak_bytes();
+    }
+    tft::zero_gradients(f.model->parameters());
+    f.model->set_checkpointing(CheckpointConfig::none());
+    f.model->set_checkpointed_chunks({});
+    assert_int_equal(peak, p.measured_peak_bytes);
   }
-  // A generous budget needs fewer units than a tight one.
-  std::size_t loose = 0, tight = 0;
-  for (const auto& u : f.plan(0.9).units) loose += u.checkpointed;
-  for (const auto& u : f.plan(0.2).units) tight += u.checkpointed;
+  // A generous budget needs fewer checkpointed chunks than a tight one.
+  std::int64_t loose = 0, tight = 0;
+  for (const auto& u : f.plan(0.9).units) loose += u.checkpointed_chunks;
+  for (const auto& u : f.plan(0.2).units) tight += u.checkpointed_chunks;
   assert_true(loose <= tight);
 }
 
@@ -93,7 +115,8 @@ TFT_TEST(an_unreachable_target_falls_back_to_every_unit_and_says_so) {
   Fixture f;
   const CheckpointPlan p = f.plan(0.0);
   assert_false(p.achievable);
-  for (const auto& u : p.units) assert_true(u.checkpointed);
+  for (const auto& u : p.units) assert_int_equal(u.checkpointed_chunks, u.chunks);
+  assert_true(p.chunk_limits.empty());
   assert_int_equal(p.measured_peak_bytes, p.minimum_peak_bytes);
   assert_true(p.summary().find("not reachable") != std::string::npos);
 }
@@ -102,6 +125,7 @@ TFT_TEST(planning_leaves_the_model_and_random_stream_alone) {
   Fixture f;
   const CheckpointConfig before = CheckpointConfig::uniform(2);
   f.model->set_checkpointing(before);
+  f.model->set_checkpointed_chunks({{1, 3}});
   f.model->eval();
   const tft::ModuleState weights = tft::copy_module_state(*f.model);
   torch::manual_seed(99);
@@ -112,6 +136,7 @@ TFT_TEST(planning_leaves_the_model_and_random_stream_alone) {
   assert_true(torch::equal(draw, expected_draw));
   assert_true(tft::module_states_equal(weights, tft::copy_module_state(*f.model)));
   assert_true(f.model->checkpointing() == before);
+  assert_true(f.model->checkpointed_chunks() == (tft::ChunkLimits{{1, 3}}));
   assert_false(f.model->is_training());
   for (const auto& p : f.model->parameters()) {
     assert_true(p.grad().abs().sum().item<double>() == 0.0);
@@ -124,7 +149,7 @@ TFT_TEST(only_dynamic_requests_are_planned) {
   try {
     tft::plan_checkpointing(
         f.model, [&] { return f.loss(f.model->forward(f.batch).prediction, f.target); },
-        CheckpointConfig::uniform(1), c10::Device(c10::DeviceType::CPU));
+        CheckpointConfig::uniform(1), 32, c10::Device(c10::DeviceType::CPU));
   } catch (const tft::ConfigError& e) {
     threw = std::string(e.what()).find("not a dynamic strategy") != std::string::npos;
   }

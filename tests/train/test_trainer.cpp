@@ -356,12 +356,22 @@ TFT_TEST(test_dynamic_checkpointing_runs_the_measured_plan) {
   const tft::MemoryReport report = trainer.memory_report();
   assert_true(report.plan.has_value());
   assert_true(trainer.model()->checkpointing() == report.plan->config);
-  assert_true(report.checkpoint_summary.find(" -> Selective") != std::string::npos);
+  assert_true(trainer.model()->checkpointed_chunks() == report.plan->chunk_limits);
+  assert_true(report.checkpoint_summary.find(" -> " + report.plan->chosen()) != std::string::npos);
   if (report.plan->achievable) {
     // The trainer's own measurement of the plan meets the target too.
     assert_true(static_cast<double>(report.checkpointed_peak_bytes) <=
                 (1.0 + tft::kPlanTolerance) * 0.5 * static_cast<double>(report.unchecked_peak_bytes));
   }
+  // Per unit: what the plan saves and keeps adds up to what the whole unit would save, and the
+  // units' planned recompute adds up to the plan's.
+  double recompute = 0.0;
+  for (const tft::PlannedUnit& u : report.plan->units) {
+    if (u.saved_bytes > 0) assert_int_equal(u.planned_saved_bytes + u.kept_bytes, u.saved_bytes);
+    if (!u.checkpointed()) assert_int_equal(u.planned_saved_bytes, 0);
+    recompute += u.planned_recompute_seconds;
+  }
+  assert_true(std::abs(recompute - report.plan->predicted_recompute_seconds) < 1e-12);
   fs::remove_all(dir);
 }
 
