@@ -17,11 +17,10 @@ std::string shortest_double(double value) {
   return buf;
 }
 
-std::string show_string(const std::string& text) {
-  constexpr std::size_t kMaxShown = 60;
+std::string double_quoted(const std::string& text) {
   std::string out = "\"";
-  for (std::size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
-    const char ch = text[i];
+  for (const char ch : text) {
+    const auto u = static_cast<unsigned char>(ch);
     if (ch == '"' || ch == '\\') {
       out += '\\';
       out += ch;
@@ -29,12 +28,25 @@ std::string show_string(const std::string& text) {
       out += "\\n";
     } else if (ch == '\t') {
       out += "\\t";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", u);
+      out += buf;
     } else {
       out += ch;
     }
   }
-  if (text.size() > kMaxShown) out += "...";
   return out + "\"";
+}
+
+std::string show_string(const std::string& text) {
+  constexpr std::size_t kMaxShown = 60;
+  if (text.size() <= kMaxShown) return double_quoted(text);
+  std::string shown = double_quoted(text.substr(0, kMaxShown));
+  shown.insert(shown.size() - 1, "...");
+  return shown;
 }
 
 }  // namespace tft

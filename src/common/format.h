@@ -10,8 +10,11 @@ namespace tft {
 // NaN and infinities come out as "nan", "inf", "-inf".
 std::string shortest_double(double value);
 
-// A string as error messages show it: double-quoted, escaped (\", \\, \n, \t), cut after 60
-// characters with "...".
+// `text` double-quoted with \", \\, \n, \t, \r and \xNN for other control characters escaped:
+// a valid YAML (and C) double-quoted scalar.
+std::string double_quoted(const std::string& text);
+
+// A string as error messages show it: double_quoted, cut after 60 characters with "...".
 std::string show_string(const std::string& text);
 
 }  // namespace tft

@@ -1,7 +1,6 @@
 #include "config/yaml_value.h"
 
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <regex>
@@ -245,27 +244,7 @@ std::string yaml_string(const std::string& text) {
     resolve_plain(text, probe);
     if (probe.kind == YamlValue::Kind::String) return text;
   }
-  std::string out = "\"";
-  for (const char ch : text) {
-    const auto u = static_cast<unsigned char>(ch);
-    if (ch == '"' || ch == '\\') {
-      out += '\\';
-      out += ch;
-    } else if (ch == '\n') {
-      out += "\\n";
-    } else if (ch == '\t') {
-      out += "\\t";
-    } else if (ch == '\r') {
-      out += "\\r";
-    } else if (u < 0x20 || u == 0x7f) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", u);
-      out += buf;
-    } else {
-      out += ch;
-    }
-  }
-  return out + "\"";
+  return double_quoted(text);
 }
 
 std::string yaml_double(double value) {
