@@ -13,6 +13,18 @@
 #
 # TFT_TORCH_VERSION is set to "MAJOR.MINOR" in every case.
 
+# A build folder configured for one LibTorch and then pointed at another must not keep the
+# libraries found for the first.
+if(DEFINED _TFT_TORCH_PREFIX_CONFIGURED AND NOT _TFT_TORCH_PREFIX_CONFIGURED STREQUAL TFT_TORCH_PREFIX)
+  message(STATUS "LibTorch: TFT_TORCH_PREFIX changed; looking for LibTorch again")
+  unset(_tft_torch_cpu_lib CACHE)
+  unset(_tft_c10_lib CACHE)
+  unset(_tft_torch_lib CACHE)
+  unset(_tft_torch_api_include CACHE)
+  unset(Torch_DIR CACHE)
+endif()
+set(_TFT_TORCH_PREFIX_CONFIGURED "${TFT_TORCH_PREFIX}" CACHE INTERNAL "")
+
 set(_tft_torch_config "")
 set(_tft_torch_search ${TFT_TORCH_PREFIX} ${CMAKE_PREFIX_PATH})
 if(DEFINED Torch_DIR AND EXISTS "${Torch_DIR}/TorchConfig.cmake")
@@ -74,8 +86,10 @@ else()
   find_library(_tft_c10_lib c10)
   if(NOT _tft_torch_api_include OR NOT _tft_torch_cpu_lib OR NOT _tft_c10_lib)
     message(FATAL_ERROR
-      "LibTorch not found. Install Debian's libtorch-dev (scripts/setup-deps.sh does), or pass "
-      "-DTFT_TORCH_PREFIX=<libtorch root or the torch package folder of a wheel>.")
+      "LibTorch not found. Run scripts/setup-deps.sh (it installs the PyPI wheel and prints "
+      "the prefix to pass as -DTFT_TORCH_PREFIX=), or install Debian's libtorch-dev "
+      "(setup-deps.sh --debian), or pass -DTFT_TORCH_PREFIX=<libtorch root or the torch "
+      "package folder of a wheel>.")
   endif()
   message(STATUS "LibTorch: Debian layout (${_tft_torch_cpu_lib})")
   target_include_directories(tft_torch SYSTEM INTERFACE /usr/include ${_tft_torch_api_include})
@@ -108,6 +122,12 @@ endforeach()
 if(_tft_torch_needs_cxx20)
   message(STATUS "LibTorch headers need C++20: torch-dependent targets compile as C++20")
   target_compile_features(tft_torch INTERFACE cxx_std_20)
+endif()
+
+if(TFT_WITH_CUDA)
+  # On the LibTorch target, so every translation unit that sees LibTorch (and the shared
+  # precompiled header) agrees on it.
+  target_compile_definitions(tft_torch INTERFACE TFT_WITH_CUDA=1)
 endif()
 
 find_package(Threads REQUIRED)
