@@ -16,14 +16,14 @@ modes=("${1:-all}")
 [[ "${modes[0]}" == all ]] && modes=(asan valgrind)
 jobs="${JOBS:-$(nproc)}"
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 OMP_NUM_THREADS=2
-./scripts/setup-deps.sh
+prefix=$(./scripts/setup-deps.sh | tail -n 1)  # the default LibTorch, as in test.sh
 
 for mode in "${modes[@]}"; do
   case "$mode" in
     asan)
       export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
       export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}"
-      cmake -S . -B build-asan -G Ninja -DTFT_TORCH_PREFIX= -DTFT_SANITIZE=ON >/dev/null
+      cmake -S . -B build-asan -G Ninja -DTFT_TORCH_PREFIX="$prefix" -DTFT_SANITIZE=ON >/dev/null
       cmake --build build-asan -j "$jobs" --target "${tests[@]}"
       for t in "${tests[@]}"; do
         echo "== asan: $t ==" >&2
@@ -31,7 +31,7 @@ for mode in "${modes[@]}"; do
       done ;;
     valgrind)
       command -v valgrind >/dev/null || { echo "valgrind is missing (apt install valgrind)" >&2; exit 1; }
-      cmake -S . -B build -G Ninja -DTFT_TORCH_PREFIX= >/dev/null
+      cmake -S . -B build -G Ninja -DTFT_TORCH_PREFIX="$prefix" >/dev/null
       cmake --build build -j "$jobs" --target "${tests[@]}"
       for t in "${tests[@]}"; do
         echo "== valgrind: $t ==" >&2

@@ -8,8 +8,8 @@
 # Extra arguments go to tft-train, e.g. --epochs 3, --no-gradient-checkpointing, --resume.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup-deps.sh
+prefix=$(./scripts/setup-deps.sh | tail -n 1)  # LibTorch 2.x from the pinned PyPI wheel
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1  # share the cache with test.sh's builds
-cmake -S . -B build -G Ninja >/dev/null
+cmake -S . -B build -G Ninja -DTFT_TORCH_PREFIX="$prefix" >/dev/null
 cmake --build build -j "${JOBS:-$(nproc)}" --target tft-train
 exec ./build/bin/tft-train --config examples/configs/sp500.yaml --use-gradient-checkpointing "$@"

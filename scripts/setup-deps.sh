@@ -1,33 +1,41 @@
 #!/usr/bin/env bash
 # Installs everything tftrain's build and tests need, and nothing twice.
 #
-#   scripts/setup-deps.sh                 Debian packages (LibTorch 1.13 from libtorch-dev)
-#   scripts/setup-deps.sh --torch-wheel   also LibTorch 2.x: the `torch` wheel from PyPI in a
-#                                         venv outside the source tree ($TFT_TORCH_VENV)
+#   scripts/setup-deps.sh            LibTorch 2.x (the default): the pinned `torch` wheel from
+#                                    PyPI in a venv outside the source tree ($TFT_TORCH_VENV),
+#                                    plus Debian's build packages. Prints the LibTorch prefix
+#                                    (for -DTFT_TORCH_PREFIX) on its last line.
+#   scripts/setup-deps.sh --debian   Debian's LibTorch 1.13 (libtorch-dev + OpenBLAS) instead.
 #
-# Prints the LibTorch prefix of the wheel on the last line with --torch-wheel.
+# Environment: TFT_TORCH_VENV (default ~/.cache/tftrain/venv-torch), TFT_TORCH_WHEEL_VERSION
+# (default: the pin below; the one version CI and the benchmarks use).
 set -euo pipefail
 
-with_wheel=0
+torch_source=wheel
 for arg in "$@"; do
   case "$arg" in
-    --torch-wheel) with_wheel=1 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --debian) torch_source=debian ;;
+    --torch-wheel) torch_source=wheel ;;  # the default; kept for older instructions
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "setup-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
 
-# libopenblas0-pthread matters: without it Debian's LibTorch runs on reference BLAS (3-4x slower).
 packages=(
   build-essential cmake ninja-build pkg-config ccache git
-  libtorch-dev libopenblas0-pthread
   libyaml-cpp-dev nlohmann-json3-dev libcmocka-dev libcli11-dev libfmt-dev
   valgrind
   swig mono-mcs mono-runtime libmono-system-core4.0-cil libmono-system-numerics4.0-cil
 )
 # Go and Rust come from the machine (/usr/local/go, ~/.cargo): the bindings need Go >= 1.22 and
 # Rust >= 1.82, newer than Debian 12's; without them those bindings are skipped, not failed.
-if [ "$with_wheel" = 1 ]; then packages+=(python3-venv python3-pip); fi
+if [ "$torch_source" = debian ]; then
+  # libopenblas0-pthread matters: without it Debian's LibTorch runs on reference BLAS (3-4x
+  # slower).
+  packages+=(libtorch-dev libopenblas0-pthread)
+else
+  packages+=(python3-venv python3-pip)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -42,18 +50,19 @@ if [ "${#missing[@]}" -gt 0 ]; then
     "${missing[@]}" >&2
 fi
 
-if [ "$with_wheel" = 1 ]; then
-  venv="${TFT_TORCH_VENV:-$HOME/.cache/tftrain/venv-torch}"
-  version="${TFT_TORCH_WHEEL_VERSION:-2.15.0}"
-  [ -x "$venv/bin/python" ] || python3 -m venv "$venv" >&2
-  if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('torch') != '$version')" 2>/dev/null; then
-    echo "setup-deps: installing torch==$version from PyPI into $venv" >&2
-    # --no-deps: we only need LibTorch (headers, libtorch_cpu, libc10), not its Python deps.
-    "$venv/bin/pip" install -q --no-deps "torch==$version" >&2
-  fi
-  # The wheel's libtorch_cpu.so is linked against libcudart and libcupti even for CPU use;
-  # install just those two, at the CUDA toolkit version the wheel was built with.
-  cuda_pin=$("$venv/bin/python" - <<'PY'
+[ "$torch_source" = wheel ] || exit 0
+
+venv="${TFT_TORCH_VENV:-$HOME/.cache/tftrain/venv-torch}"
+version="${TFT_TORCH_WHEEL_VERSION:-2.15.0}"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv" >&2
+if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('torch') != '$version')" 2>/dev/null; then
+  echo "setup-deps: installing torch==$version from PyPI into $venv" >&2
+  # --no-deps: we only need LibTorch (headers, libtorch_cpu, libc10), not its Python deps.
+  "$venv/bin/pip" install -q --no-deps "torch==$version" >&2
+fi
+# The wheel's libtorch_cpu.so is linked against libcudart and libcupti even for CPU use;
+# install just those two, at the CUDA toolkit version the wheel was built with.
+cuda_pin=$("$venv/bin/python" - <<'PY'
 import importlib.metadata as m, re
 for req in m.requires("torch") or []:
     hit = re.match(r"cuda-toolkit\[[^\]]*\]\s*==\s*([0-9.]+)", req)
@@ -61,13 +70,12 @@ for req in m.requires("torch") or []:
         print(hit.group(1))
 PY
 )
-  if [ -n "$cuda_pin" ] && ! "$venv/bin/python" -c "import importlib.metadata as m; m.version('nvidia-cuda-runtime'); m.version('nvidia-cuda-cupti')" 2>/dev/null; then
-    echo "setup-deps: installing CUDA runtime libraries (cuda-toolkit $cuda_pin: cudart, cupti)" >&2
-    "$venv/bin/pip" install -q "cuda-toolkit[cudart,cupti]==$cuda_pin" >&2
-  fi
-  "$venv/bin/python" - <<'PY'
+if [ -n "$cuda_pin" ] && ! "$venv/bin/python" -c "import importlib.metadata as m; m.version('nvidia-cuda-runtime'); m.version('nvidia-cuda-cupti')" 2>/dev/null; then
+  echo "setup-deps: installing CUDA runtime libraries (cuda-toolkit $cuda_pin: cudart, cupti)" >&2
+  "$venv/bin/pip" install -q "cuda-toolkit[cudart,cupti]==$cuda_pin" >&2
+fi
+"$venv/bin/python" - <<'PY'
 import importlib.util, os
 spec = importlib.util.find_spec("torch")
 print(os.path.dirname(spec.origin))
 PY
-fi

@@ -1,24 +1,22 @@
 #!/usr/bin/env bash
 # Installs what is missing, configures, builds and runs every test with ctest.
 #
-#   scripts/test.sh                  Debian's LibTorch 1.13 (build/): what CI runs
-#   scripts/test.sh --torch-wheel    LibTorch 2.x from the PyPI wheel (build-torch2/); a cold
-#                                    build of the whole tree costs about as much again as the
-#                                    Debian leg, so CI leaves it out
-#   scripts/test.sh --all            both legs
-#   scripts/test.sh --sanitize       the Debian leg under ASan+UBSan (build-asan/)
+#   scripts/test.sh              LibTorch 2.x from the pinned PyPI wheel (build/): the default
+#   scripts/test.sh --debian     Debian's LibTorch 1.13 (build-debian/)
+#   scripts/test.sh --all        both legs, one after the other: what CI runs
+#   scripts/test.sh --sanitize   the default leg under ASan+UBSan (build-asan/)
 #
 # Environment: JOBS (parallel build jobs, default: all cores), CTEST_ARGS (extra ctest flags).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-legs=(debian)
+legs=(wheel)
 case "${1:-}" in
-  ""|--debian) ;;
-  --all) legs=(debian wheel) ;;
-  --torch-wheel) legs=(wheel) ;;
+  ""|--torch-wheel) ;;
+  --debian) legs=(debian) ;;
+  --all) legs=(wheel debian) ;;
   --sanitize) legs=(sanitize) ;;
-  -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
   *) echo "test.sh: unknown option '$1'" >&2; exit 2 ;;
 esac
 jobs="${JOBS:-$(nproc)}"
@@ -38,17 +36,17 @@ run_leg() {
 
 for leg in "${legs[@]}"; do
   case "$leg" in
-    debian)
-      ./scripts/setup-deps.sh
-      run_leg debian build -DTFT_TORCH_PREFIX= ;;
     wheel)
-      prefix=$(./scripts/setup-deps.sh --torch-wheel | tail -n 1)
-      run_leg "LibTorch 2.x" build-torch2 -DTFT_TORCH_PREFIX="$prefix" ;;
+      prefix=$(./scripts/setup-deps.sh | tail -n 1)
+      run_leg "LibTorch 2.x (PyPI wheel)" build -DTFT_TORCH_PREFIX="$prefix" ;;
+    debian)
+      ./scripts/setup-deps.sh --debian
+      run_leg "LibTorch 1.13 (Debian)" build-debian -DTFT_TORCH_PREFIX= ;;
     sanitize)
-      ./scripts/setup-deps.sh
+      prefix=$(./scripts/setup-deps.sh | tail -n 1)
       # LibTorch itself is not instrumented; its one-time global allocations are not ours.
       export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
       export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}"
-      run_leg sanitize build-asan -DTFT_TORCH_PREFIX= -DTFT_SANITIZE=ON ;;
+      run_leg sanitize build-asan -DTFT_TORCH_PREFIX="$prefix" -DTFT_SANITIZE=ON ;;
   esac
 done
