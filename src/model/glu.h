@@ -3,8 +3,9 @@
 // near zero) when a simpler model suffices.
 #pragma once
 
+#include "model/dropout.h"
+
 #include <torch/nn/module.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
@@ -18,7 +19,7 @@ class GatedLinearUnitImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
 
  private:
-  torch::nn::Dropout dropout_;
+  Dropout dropout_;
   // Value and gate in one matmul: [..., 2 * output_size], split by at::glu.
   torch::nn::Linear fc_;
 };

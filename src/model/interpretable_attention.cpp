@@ -28,7 +28,7 @@ InterpretableMultiHeadAttentionImpl::InterpretableMultiHeadAttentionImpl(int64_t
       key_(register_module("key", torch::nn::Linear(hidden_size, heads * (hidden_size / heads)))),
       value_(register_module("value", torch::nn::Linear(hidden_size, hidden_size / heads))),
       output_(register_module("output", torch::nn::Linear(hidden_size / heads, hidden_size))),
-      dropout_(register_module("dropout", torch::nn::Dropout(dropout))) {
+      dropout_(register_module("dropout", Dropout(dropout))) {
   TORCH_CHECK(heads > 0 && hidden_size % heads == 0, "InterpretableMultiHeadAttention: hidden ",
               hidden_size, " is not divisible by heads ", heads);
 }

@@ -13,9 +13,10 @@
 // composes them for the plain case.
 #pragma once
 
+#include "model/dropout.h"
+
 #include <c10/core/ScalarType.h>
 #include <torch/nn/module.h>
-#include <torch/nn/modules/dropout.h>
 #include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
@@ -61,7 +62,7 @@ class InterpretableMultiHeadAttentionImpl : public torch::nn::Module {
   torch::nn::Linear key_;
   torch::nn::Linear value_;
   torch::nn::Linear output_;
-  torch::nn::Dropout dropout_;
+  Dropout dropout_;
 };
 TORCH_MODULE(InterpretableMultiHeadAttention);
 

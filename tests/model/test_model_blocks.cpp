@@ -2,6 +2,7 @@
 // (selection weights and attention rows are distributions, attention is causal), the pinball
 // loss, and the segment runner that units are built from.
 #include "model/attention_block.h"
+#include "model/dropout.h"
 #include "model/grn.h"
 #include "model/input_embedding.h"
 #include "model/interpretable_attention.h"
@@ -12,6 +13,7 @@
 
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>
+#include <ATen/Parallel.h>
 #include <torch/autograd.h>
 #include <torch/nn/modules/rnn.h>
 #include <torch/types.h>
@@ -40,6 +42,40 @@ TFT_TEST(split_span_covers_the_range_evenly) {
   assert_int_equal(spans[3].end, 13);
   assert_int_equal(tft::split_span(0, 3, 8).size(), 3);  // clamped to the length
   assert_int_equal(tft::split_span(5, 5, 2).size(), 0);
+}
+
+TFT_TEST(dropout_masks_keep_the_right_share_and_repeat_with_the_generator) {
+  tft::Dropout dropout(0.25);
+  const auto x = torch::ones({257, 129});  // not a multiple of Philox's four numbers
+  torch::manual_seed(7);
+  const auto first = dropout(x);
+  // Kept values are scaled by 1 / (1 - p); the share kept is 0.75 within sampling error
+  // (33153 draws: standard error 0.0024).
+  const auto kept = (first != 0).to(torch::kDouble).mean().item<double>();
+  assert_true(kept > 0.74 && kept < 0.76);
+  assert_true(max_abs(first.masked_select(first != 0) - 1.0 / 0.75) < 1e-6);
+  // The same generator state gives the same mask (what a checkpoint's recompute relies
+  // on); the next call a different one.
+  torch::manual_seed(7);
+  assert_true(torch::equal(dropout(x), first));
+  assert_false(torch::equal(dropout(x), first));
+  // The mask does not depend on how many threads draw it.
+  const int threads = at::get_num_threads();
+  at::set_num_threads(1);
+  torch::manual_seed(7);
+  const auto single = dropout(x);
+  at::set_num_threads(threads);
+  assert_true(torch::equal(single, first));
+  // Backward multiplies by the same mask; eval mode and p = 0 pass x through.
+  torch::manual_seed(7);
+  const auto leaf = torch::ones({257, 129}, torch::requires_grad());
+  dropout(leaf).sum().backward();
+  assert_true(torch::equal(leaf.grad(), first));
+  dropout->eval();
+  assert_true(dropout(x).is_same(x));
+  tft::Dropout none(0.0);
+  assert_true(none(x).is_same(x));
+  TFT_ASSERT_THROWS_WITH(tft::Dropout(1.0), c10::Error, "p must be in [0, 1)");
 }
 
 TFT_TEST(grn_shapes_and_context) {
@@ -242,6 +278,7 @@ TFT_TEST(kept_segment_honours_retain_graph_and_refuses_a_second_backward) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(split_span_covers_the_range_evenly),
+      cmocka_unit_test(dropout_masks_keep_the_right_share_and_repeat_with_the_generator),
       cmocka_unit_test(grn_shapes_and_context),
       cmocka_unit_test(embedding_puts_every_variable_at_hidden_width),
       cmocka_unit_test(selection_weights_are_distributions),
