@@ -18,6 +18,9 @@ class GateAddNormImpl : public torch::nn::Module {
   // x: [..., input_size], skip: [..., output_size] -> [..., output_size]
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& skip);
 
+  const GatedLinearUnit& gate() const { return gate_; }
+  const torch::nn::LayerNorm& norm() const { return norm_; }
+
  private:
   GatedLinearUnit gate_;
   torch::nn::LayerNorm norm_;

@@ -18,6 +18,9 @@ class GatedLinearUnitImpl : public torch::nn::Module {
   // [..., input_size] -> [..., output_size]
   torch::Tensor forward(const torch::Tensor& x);
 
+  const Dropout& dropout() const { return dropout_; }
+  const torch::nn::Linear& linear() const { return fc_; }
+
  private:
   Dropout dropout_;
   // Value and gate in one matmul: [..., 2 * output_size], split by at::glu.

@@ -23,8 +23,13 @@ GatedResidualNetworkImpl::GatedResidualNetworkImpl(int64_t input_size, int64_t h
 
 torch::Tensor GatedResidualNetworkImpl::forward(const torch::Tensor& x,
                                                 const torch::Tensor& context) {
-  const torch::Tensor residual = skip_ ? skip_(x) : x;
-  torch::Tensor h = fc1_(x);
+  return forward_projected(fc1_(x), skip_ ? skip_(x) : x, context);
+}
+
+torch::Tensor GatedResidualNetworkImpl::forward_projected(const torch::Tensor& fc1_output,
+                                                          const torch::Tensor& residual,
+                                                          const torch::Tensor& context) {
+  torch::Tensor h = fc1_output;
   if (context.defined()) {
     TORCH_CHECK(context_, "GatedResidualNetwork: a context was given to a network built without "
                           "one (context_size 0)");

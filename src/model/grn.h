@@ -23,7 +23,17 @@ class GatedResidualNetworkImpl : public torch::nn::Module {
   // undefined. Returns [B, ..., output_size].
   torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& context = {});
 
+  // forward() from fc1's output (before the context is added) and the skip path's output,
+  // for a caller that computes those two more cheaply than from x (variable_selection.cpp).
+  torch::Tensor forward_projected(const torch::Tensor& fc1_output, const torch::Tensor& residual,
+                                  const torch::Tensor& context = {});
+
   bool has_context() const { return !context_.is_empty(); }
+  const torch::nn::Linear& fc1() const { return fc1_; }
+  const torch::nn::Linear& fc2() const { return fc2_; }
+  const GateAddNorm& gate_norm() const { return gate_norm_; }
+  // Null when input_size == output_size (the skip path is the identity).
+  const torch::nn::Linear& skip() const { return skip_; }
 
  private:
   torch::nn::Linear fc1_;

@@ -33,30 +33,48 @@ InputEmbeddingImpl::InputEmbeddingImpl(int64_t num_reals,
   }
 }
 
-torch::Tensor InputEmbeddingImpl::forward(const torch::Tensor& reals,
-                                          const torch::Tensor& categoricals) {
+torch::Tensor EmbeddedVariables::materialize() const {
   std::vector<torch::Tensor> parts;
+  if (reals.defined()) {
+    // [..., n] -> [..., n, 1] * [n, hidden] + [n, hidden], fused in one kernel (a broadcast
+    // multiply followed by an add is several times slower on CPU).
+    parts.push_back(at::addcmul(real_bias, reals.unsqueeze(-1), real_weight));
+  }
+  if (dense.defined()) parts.push_back(dense);
+  TORCH_CHECK(!parts.empty(), "InputEmbedding: no variables to embed");
+  return parts.size() == 1 ? parts.front() : at::cat(parts, /*dim=*/-2);
+}
+
+EmbeddedVariables InputEmbeddingImpl::embed(const torch::Tensor& reals,
+                                            const torch::Tensor& categoricals) {
+  EmbeddedVariables embedded;
   if (num_reals_ > 0) {
     TORCH_CHECK(reals.defined() && reals.size(-1) == num_reals_, "InputEmbedding: expected ",
                 num_reals_, " real columns");
-    // [..., n] -> [..., n, 1] * [n, hidden] + [n, hidden], fused in one kernel (a broadcast
-    // multiply followed by an add is several times slower on CPU).
-    parts.push_back(at::addcmul(real_bias_, reals.unsqueeze(-1), real_weight_));
+    embedded.reals = reals;
+    embedded.real_weight = real_weight_;
+    embedded.real_bias = real_bias_;
   }
   if (!embeddings_.empty()) {
     TORCH_CHECK(categoricals.defined() && categoricals.size(-1) == num_categoricals(),
                 "InputEmbedding: expected ", num_categoricals(), " categorical columns");
-    std::vector<torch::Tensor> embedded;
-    embedded.reserve(embeddings_.size());
+    std::vector<torch::Tensor> columns;
+    columns.reserve(embeddings_.size());
     for (size_t i = 0; i < embeddings_.size(); ++i) {
       torch::Tensor e = embeddings_[i](categoricals.select(-1, static_cast<int64_t>(i)));
       if (projections_[i]) e = projections_[i](e);
-      embedded.push_back(std::move(e));
+      columns.push_back(std::move(e));
     }
-    parts.push_back(at::stack(embedded, /*dim=*/-2));
+    embedded.dense = at::stack(columns, /*dim=*/-2);
   }
-  TORCH_CHECK(!parts.empty(), "InputEmbedding: no variables to embed");
-  return parts.size() == 1 ? parts.front() : at::cat(parts, /*dim=*/-2);
+  TORCH_CHECK(embedded.reals.defined() || embedded.dense.defined(),
+              "InputEmbedding: no variables to embed");
+  return embedded;
+}
+
+torch::Tensor InputEmbeddingImpl::forward(const torch::Tensor& reals,
+                                          const torch::Tensor& categoricals) {
+  return embed(reals, categoricals).materialize();
 }
 
 }  // namespace tft

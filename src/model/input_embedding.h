@@ -19,6 +19,22 @@
 
 namespace tft {
 
+// One group's embedded variables before the reals are multiplied out. A real variable's
+// embedding is affine in its one value (x * w_v + b_v), so a layer that is linear in the
+// embedding can be applied to w_v and b_v once and to x as a scalar, instead of to a
+// hidden-wide vector per row: the variable selection network does that (variable_selection.h).
+struct EmbeddedVariables {
+  torch::Tensor reals;        // [..., n_reals]; undefined without reals
+  torch::Tensor real_weight;  // [n_reals, hidden]
+  torch::Tensor real_bias;    // [n_reals, hidden]
+  torch::Tensor dense;        // [..., n_dense, hidden]; undefined without: the categoricals
+
+  int64_t num_reals() const { return reals.defined() ? reals.size(-1) : 0; }
+  int64_t num_dense() const { return dense.defined() ? dense.size(-2) : 0; }
+  // [..., n_reals + n_dense, hidden]: reals first, then the dense variables.
+  torch::Tensor materialize() const;
+};
+
 class InputEmbeddingImpl : public torch::nn::Module {
  public:
   InputEmbeddingImpl(int64_t num_reals, const std::vector<CategoricalVariable>& categoricals,
@@ -28,6 +44,9 @@ class InputEmbeddingImpl : public torch::nn::Module {
   // categoricals: [..., n_categoricals] int64 codes (undefined when there are none).
   // Returns [..., num_reals + n_categoricals, hidden]: reals first, then categoricals.
   torch::Tensor forward(const torch::Tensor& reals, const torch::Tensor& categoricals);
+
+  // The same, with the reals left as their values and this module's weights.
+  EmbeddedVariables embed(const torch::Tensor& reals, const torch::Tensor& categoricals);
 
   int64_t num_reals() const { return num_reals_; }
   int64_t num_categoricals() const { return static_cast<int64_t>(embeddings_.size()); }

@@ -242,7 +242,7 @@ TFTModelImpl::Selected TFTModelImpl::select_inputs(std::size_t unit, InputEmbedd
     const Span span = selected.spans[chunk];
     auto outputs = run_segment(
         [embedding, selection](const TensorVector& in) mutable {
-          VariableSelectionOutput s = selection(embedding(in[0], in[1]), in[2]);
+          VariableSelectionOutput s = selection->select(embedding->embed(in[0], in[1]), in[2]);
           return TensorVector{s.output, s.weights};
         },
         {slice_or_undefined(reals, 1, span), slice_or_undefined(categoricals, 1, span), context},

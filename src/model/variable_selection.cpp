@@ -1,11 +1,67 @@
 #include "model/variable_selection.h"
 
 #include <ATen/ops/addcmul.h>
+#include <ATen/ops/baddbmm.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/elu.h>
+#include <ATen/ops/glu.h>
+#include <ATen/ops/group_norm.h>
+#include <ATen/ops/addmm.h>
+#include <ATen/ops/mm.h>
 #include <ATen/ops/ones.h>
 #include <ATen/ops/softmax.h>
+#include <ATen/ops/stack.h>
 #include <c10/util/Exception.h>
 
+#include <functional>
+
 namespace tft {
+namespace {
+
+using Getter = std::function<torch::Tensor(const GatedResidualNetworkImpl&)>;
+
+// [n, ...]: one tensor of each variable's GRN, stacked in variable order.
+torch::Tensor stacked(const std::vector<GatedResidualNetwork>& grns, const Getter& get) {
+  std::vector<torch::Tensor> tensors;
+  tensors.reserve(grns.size());
+  for (const auto& grn : grns) tensors.push_back(get(*grn));
+  return at::stack(tensors);
+}
+
+// A linear layer over all variables flattened ([rows, n * hidden] -> [rows, out]), applied to
+// variables whose reals are not multiplied out: for real i, W_i (x_i w_i + b_i) is
+// x_i (W_i w_i) + W_i b_i, so the reals cost an [n_reals -> out] product. Inputs come as
+// [rows, n_reals] and [rows, n_dense, hidden]: a 2-D product runs the same kernel with and
+// without grad mode (at::matmul of a strided 3-D input may not), which keeps checkpointed
+// and kept segments bitwise equal.
+torch::Tensor linear_over_variables(const torch::Tensor& weight, const torch::Tensor& bias,
+                                    const torch::Tensor& reals, const EmbeddedVariables& in,
+                                    const torch::Tensor& dense, int64_t hidden) {
+  const int64_t out = weight.size(0), n_reals = in.num_reals(), n_dense = in.num_dense();
+  const torch::Tensor per_variable = weight.view({out, n_reals + n_dense, hidden});
+  torch::Tensor result;
+  if (n_reals > 0) {
+    const torch::Tensor w_reals = per_variable.narrow(1, 0, n_reals);  // [out, n_reals, hidden]
+    const torch::Tensor slope = (w_reals * in.real_weight).sum(-1);   // [out, n_reals]
+    torch::Tensor offset = (w_reals * in.real_bias).sum({1, 2});      // [out]
+    if (bias.defined()) offset = offset + bias;
+    result = at::addmm(offset, reals, slope.t());
+  }
+  if (n_dense > 0) {
+    const torch::Tensor w_dense =
+        per_variable.narrow(1, n_reals, n_dense).reshape({out, n_dense * hidden});
+    const torch::Tensor flat = dense.reshape({dense.size(0), n_dense * hidden});
+    if (result.defined()) {
+      result = at::addmm(result, flat, w_dense.t());
+    } else {
+      result = bias.defined() ? at::addmm(bias, flat, w_dense.t()) : at::mm(flat, w_dense.t());
+    }
+  }
+  return result;
+}
+
+}  // namespace
 
 VariableSelectionNetworkImpl::VariableSelectionNetworkImpl(int64_t num_inputs,
                                                            int64_t hidden_size, double dropout,
@@ -25,40 +81,135 @@ VariableSelectionNetworkImpl::VariableSelectionNetworkImpl(int64_t num_inputs,
   }
 }
 
+const GatedResidualNetwork& VariableSelectionNetworkImpl::variable_grn(int64_t i) const {
+  TORCH_CHECK(i >= 0 && i < num_inputs_, "VariableSelectionNetwork: no variable ", i);
+  return variable_grns_[static_cast<size_t>(i)];
+}
+
 VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tensor& embedded,
                                                               const torch::Tensor& context) {
   TORCH_CHECK(embedded.dim() >= 3 && embedded.size(-2) == num_inputs_ &&
                   embedded.size(-1) == hidden_size_,
               "VariableSelectionNetwork: expected [B, ..., ", num_inputs_, ", ", hidden_size_,
               "], got ", embedded.sizes());
-  torch::Tensor weights;
-  if (weights_grn_) {
-    auto flat_sizes = embedded.sizes().vec();
-    flat_sizes.pop_back();
-    flat_sizes.back() = num_inputs_ * hidden_size_;
-    weights = at::softmax(weights_grn_(embedded.reshape(flat_sizes), context), /*dim=*/-1);
-  } else {
-    auto sizes = embedded.sizes().vec();
-    sizes.pop_back();  // [..., 1]
-    weights = at::ones(sizes, embedded.options());
+  EmbeddedVariables variables;
+  variables.dense = embedded;
+  return select(variables, context);
+}
+
+VariableSelectionOutput VariableSelectionNetworkImpl::select(const EmbeddedVariables& embedded,
+                                                             const torch::Tensor& context) {
+  const int64_t n_reals = embedded.num_reals(), n_dense = embedded.num_dense();
+  TORCH_CHECK(n_reals + n_dense == num_inputs_, "VariableSelectionNetwork: expected ",
+              num_inputs_, " variables, got ", n_reals, " reals and ", n_dense, " others");
+  TORCH_CHECK(n_dense == 0 || embedded.dense.size(-1) == hidden_size_,
+              "VariableSelectionNetwork: embedded variables must be ", hidden_size_, " wide, got ",
+              embedded.dense.sizes());
+  std::vector<int64_t> leading = n_reals > 0 ? embedded.reals.sizes().vec()
+                                             : embedded.dense.sizes().vec();
+  leading.resize(leading.size() - (n_reals > 0 ? 1 : 2));
+  TORCH_CHECK(!leading.empty(), "VariableSelectionNetwork: inputs need a batch axis");
+  TORCH_CHECK(n_reals == 0 || n_dense == 0 ||
+                  embedded.dense.sizes().slice(0, leading.size()) == c10::IntArrayRef(leading),
+              "VariableSelectionNetwork: reals ", embedded.reals.sizes(), " and embedded ",
+              embedded.dense.sizes(), " disagree on their leading axes");
+  int64_t rows = 1;
+  for (const int64_t size : leading) rows *= size;
+
+  const torch::Tensor weights = selection_weights(embedded, context, leading, rows);
+  // [rows, n, hidden], each variable's GRN output
+  const torch::Tensor processed = grouped_variable_grns(embedded, rows);
+  // The weighted sum over variables: one broadcast multiply and one reduction (a batched
+  // [1, n] x [n, hidden] product per row would be rows tiny matrix products).
+  std::vector<int64_t> output_shape = leading;
+  output_shape.push_back(hidden_size_);
+  const torch::Tensor per_variable = weights.reshape({rows, num_inputs_, 1});
+  return {(processed * per_variable).sum(1).view(output_shape), weights};
+}
+
+torch::Tensor VariableSelectionNetworkImpl::selection_weights(const EmbeddedVariables& embedded,
+                                                              const torch::Tensor& context,
+                                                              c10::IntArrayRef leading,
+                                                              int64_t rows) {
+  std::vector<int64_t> shape = leading.vec();
+  if (!weights_grn_) {
+    shape.push_back(1);
+    const auto& any = embedded.reals.defined() ? embedded.reals : embedded.dense;
+    return at::ones(shape, any.options());
   }
-  // unbind, not select per variable: its backward stacks the n gradients once, where n
-  // selects would each scatter into a zero tensor of the full size (n^2 work).
-  const std::vector<torch::Tensor> variables = embedded.unbind(-2);
-  std::vector<torch::Tensor> processed;
-  processed.reserve(variable_grns_.size());
-  for (size_t i = 0; i < variables.size(); ++i) {
-    processed.push_back(variable_grns_[i](variables[i]));
+  const GatedResidualNetworkImpl& grn = *weights_grn_;
+  const torch::Tensor reals =
+      embedded.reals.defined() ? embedded.reals.reshape({rows, embedded.num_reals()}) : torch::Tensor();
+  const torch::Tensor dense =
+      embedded.dense.defined()
+          ? embedded.dense.reshape({rows, embedded.num_dense(), hidden_size_})
+          : torch::Tensor();
+  const auto over_variables = [&](const torch::nn::Linear& linear, int64_t width) {
+    shape.back() = width;
+    return linear_over_variables(linear->weight, linear->bias, reals, embedded, dense,
+                                 hidden_size_)
+        .view(shape);
+  };
+  shape.push_back(0);
+  const torch::Tensor hidden = over_variables(grn.fc1(), hidden_size_);
+  // The skip projection exists unless hidden_size is 1 (then n * hidden == n: identity).
+  const torch::Tensor residual = grn.skip() ? over_variables(grn.skip(), num_inputs_)
+                                            : embedded.materialize().flatten(-2);
+  return at::softmax(weights_grn_->forward_projected(hidden, residual, context), /*dim=*/-1);
+}
+
+torch::Tensor VariableSelectionNetworkImpl::grouped_variable_grns(
+    const EmbeddedVariables& embedded, int64_t rows) {
+  const int64_t hidden = hidden_size_, n_reals = embedded.num_reals(),
+                n_dense = embedded.num_dense();
+  const auto param = [&](const Getter& get) { return stacked(variable_grns_, get); };
+  const torch::Tensor w1 = param([](const auto& g) { return g.fc1()->weight; });  // [n, out, in]
+  const torch::Tensor b1 = param([](const auto& g) { return g.fc1()->bias; });
+  const torch::Tensor w2 = param([](const auto& g) { return g.fc2()->weight; });
+  const torch::Tensor b2 = param([](const auto& g) { return g.fc2()->bias; });
+  const torch::Tensor wg =
+      param([](const auto& g) { return g.gate_norm()->gate()->linear()->weight; });
+  const torch::Tensor bg =
+      param([](const auto& g) { return g.gate_norm()->gate()->linear()->bias; });
+  const torch::Tensor norm_w = param([](const auto& g) { return g.gate_norm()->norm()->weight; });
+  const torch::Tensor norm_b = param([](const auto& g) { return g.gate_norm()->norm()->bias; });
+  const auto& first = *variable_grns_.front();
+  const double eps = first.gate_norm()->norm()->options.eps();
+  Dropout dropout = first.gate_norm()->gate()->dropout();  // the same rate in every GRN
+
+  // First layer and skip input per variable, [n, rows, hidden]: reals as x (W1 w) + (W1 b + b1)
+  // and x w + b, the others through a batched product.
+  std::vector<torch::Tensor> first_layer, inputs;
+  if (n_reals > 0) {
+    const torch::Tensor x = embedded.reals.reshape({rows, n_reals}).t().unsqueeze(-1);
+    const torch::Tensor w1_reals = w1.narrow(0, 0, n_reals);
+    const torch::Tensor slope = at::bmm(w1_reals, embedded.real_weight.unsqueeze(-1));
+    const torch::Tensor offset =
+        at::bmm(w1_reals, embedded.real_bias.unsqueeze(-1)) + b1.narrow(0, 0, n_reals).unsqueeze(-1);
+    first_layer.push_back(at::addcmul(offset.transpose(1, 2), x, slope.transpose(1, 2)));
+    inputs.push_back(
+        at::addcmul(embedded.real_bias.unsqueeze(1), x, embedded.real_weight.unsqueeze(1)));
   }
-  // The weighted sum of the processed variables, one fused multiply-add per variable: a
-  // batched [1, n] x [n, hidden] matmul per row would run B*T tiny matmuls, and stacking
-  // first would copy every processed variable once more.
-  const std::vector<torch::Tensor> w = weights.unsqueeze(-1).unbind(-2);  // [..., 1] each
-  torch::Tensor output = processed[0] * w[0];
-  for (size_t i = 1; i < processed.size(); ++i) {
-    output = at::addcmul(output, processed[i], w[i]);
+  if (n_dense > 0) {
+    const torch::Tensor x =
+        embedded.dense.reshape({rows, n_dense, hidden}).transpose(0, 1).contiguous();
+    first_layer.push_back(at::baddbmm(b1.narrow(0, n_reals, n_dense).unsqueeze(1), x,
+                                      w1.narrow(0, n_reals, n_dense).transpose(1, 2)));
+    inputs.push_back(x);
   }
-  return {output, weights};
+  const auto joined = [](const std::vector<torch::Tensor>& parts) {
+    return parts.size() == 1 ? parts.front() : at::cat(parts, 0);
+  };
+  // The rest of GRN(x) = LayerNorm(x + GLU(W2 ELU(W1 x + b1) + b2)), every variable at once,
+  // with the GLU's dropout on its input as in GatedLinearUnit.
+  const torch::Tensor h =
+      dropout(at::baddbmm(b2.unsqueeze(1), at::elu(joined(first_layer)), w2.transpose(1, 2)));
+  const torch::Tensor gated = at::glu(at::baddbmm(bg.unsqueeze(1), h, wg.transpose(1, 2)), -1);
+  // LayerNorm per variable, each with its own scale and shift: a group norm over [rows,
+  // n * hidden] with one group per variable, in the rows-major layout the weighted sum reads.
+  const torch::Tensor summed = (gated + joined(inputs)).transpose(0, 1).reshape({rows, -1});
+  return at::group_norm(summed, num_inputs_, norm_w.flatten(), norm_b.flatten(), eps)
+      .view({rows, num_inputs_, hidden});
 }
 
 }  // namespace tft

@@ -134,6 +134,61 @@ TFT_TEST(selection_weights_are_distributions) {
   assert_true(max_abs(contexts.weights.sum(-1) - 1) < 1e-6);
 }
 
+// The grouped, factored forward against the network as the paper draws it: each variable
+// through its own GRN, the weights GRN over all embedded variables flattened. Double
+// precision, so the two orders of arithmetic agree to 1e-10; eval mode, so no dropout.
+TFT_TEST(grouped_selection_equals_one_grn_per_variable) {
+  torch::manual_seed(3);
+  const std::vector<tft::CategoricalVariable> categoricals{{"a", 5, 3}, {"b", 4, 0}};
+  for (const bool with_context : {false, true}) {
+    for (const int64_t n_reals : {0, 1, 3}) {
+      const int64_t hidden = 6, n = n_reals + 2;
+      tft::InputEmbedding embedding(n_reals, categoricals, hidden);
+      tft::VariableSelectionNetwork vsn(n, hidden, 0.1, with_context);
+      embedding->to(torch::kDouble);
+      vsn->to(torch::kDouble);
+      vsn->eval();
+      const auto options = torch::TensorOptions().dtype(torch::kDouble);
+      const auto reals = n_reals > 0 ? torch::randn({3, 7, n_reals}, options) : torch::Tensor();
+      const auto codes = torch::stack({torch::randint(5, {3, 7}), torch::randint(4, {3, 7})}, -1);
+      const auto context = with_context ? torch::randn({3, hidden}, options) : torch::Tensor();
+
+      const auto grouped = vsn->select(embedding->embed(reals, codes), context);
+      const auto embedded = embedding(reals, codes);  // [3, 7, n, hidden]
+      const auto logits = tft::GatedResidualNetwork(vsn->weights_grn())(embedded.flatten(-2), context);
+      const auto weights = torch::softmax(logits, -1);
+      auto expected = torch::zeros({3, 7, hidden}, options);
+      for (int64_t i = 0; i < n; ++i) {
+        expected += tft::GatedResidualNetwork(vsn->variable_grn(i))(embedded.select(-2, i)) * weights.select(-1, i).unsqueeze(-1);
+      }
+      assert_true(max_abs(grouped.weights - weights) < 1e-10);
+      assert_true(max_abs(grouped.output - expected) < 1e-10);
+      // forward() on the multiplied-out embedding is the same function.
+      assert_true(max_abs(vsn(embedded, context).output - expected) < 1e-10);
+
+      // Gradients reach every parameter as they would through the per-variable formula.
+      const auto grads_of = [&](const torch::Tensor& out) {
+        for (auto& p : vsn->parameters()) p.mutable_grad() = torch::Tensor();
+        for (auto& p : embedding->parameters()) p.mutable_grad() = torch::Tensor();
+        (out * out).sum().backward();
+        std::vector<torch::Tensor> grads;
+        for (const auto& p : vsn->parameters()) grads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+        for (const auto& p : embedding->parameters()) grads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+        return grads;
+      };
+      const auto fast = grads_of(vsn->select(embedding->embed(reals, codes), context).output);
+      const auto embedded_again = embedding(reals, codes);
+      const auto w = torch::softmax(tft::GatedResidualNetwork(vsn->weights_grn())(embedded_again.flatten(-2), context), -1);
+      auto slow_out = torch::zeros({3, 7, hidden}, options);
+      for (int64_t i = 0; i < n; ++i) {
+        slow_out = slow_out + tft::GatedResidualNetwork(vsn->variable_grn(i))(embedded_again.select(-2, i)) * w.select(-1, i).unsqueeze(-1);
+      }
+      const auto slow = grads_of(slow_out);
+      for (size_t k = 0; k < fast.size(); ++k) assert_true(max_abs(fast[k] - slow[k]) < 1e-9);
+    }
+  }
+}
+
 TFT_TEST(mask_value_is_the_lowest_finite_value_of_the_dtype) {
   assert_true(tft::attention_mask_value(at::kFloat) ==
               static_cast<double>(std::numeric_limits<float>::lowest()));
@@ -282,6 +337,7 @@ int main() {
       cmocka_unit_test(grn_shapes_and_context),
       cmocka_unit_test(embedding_puts_every_variable_at_hidden_width),
       cmocka_unit_test(selection_weights_are_distributions),
+      cmocka_unit_test(grouped_selection_equals_one_grn_per_variable),
       cmocka_unit_test(mask_value_is_the_lowest_finite_value_of_the_dtype),
       cmocka_unit_test(attention_is_causal_and_rows_are_distributions),
       cmocka_unit_test(attention_heads_share_one_value_projection),
