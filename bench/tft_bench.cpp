@@ -17,6 +17,7 @@
 #include "train/gradient_buffers.h"
 
 #include <CLI/CLI.hpp>
+#include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
 
@@ -96,7 +97,7 @@ int main(int argc, char** argv) {
       "none,full,unit:static_encoder,unit:historical_encoder,unit:future_encoder,"
       "unit:lstm_encoder,unit:lstm_decoder,unit:attention_0,uniform:2,dynamic:0.5";
   int steps = 5, warmup = 1, threads = 2;
-  std::string json_path, chart_path, markdown_path;
+  std::string json_path, chart_path, markdown_path, profile_prefix;
   app.add_option("--config", config_path, "bench YAML (model and batch shape)")->check(CLI::ExistingFile);
   app.add_option("--strategies", strategies, "comma-separated strategies");
   app.add_option("--steps", steps, "measured steps per strategy")->check(CLI::PositiveNumber);
@@ -105,6 +106,9 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "write results as JSON");
   app.add_option("--chart", chart_path, "write an SVG chart of memory saved vs overhead");
   app.add_option("--markdown", markdown_path, "write the table as Markdown");
+  app.add_option("--profile", profile_prefix,
+                 "after the timed steps, profile one more step of each strategy and write "
+                 "PREFIX-STRATEGY.trace.json (Chrome trace; bench/profile-summary.py reads it)");
   CLI11_PARSE(app, argc, argv);
 
   try {
@@ -154,21 +158,29 @@ int main(int argc, char** argv) {
     std::printf("tft-bench: %s, batch %lld, %zu units, %d threads, %d warm-up + %d steps each\n",
                 config_path.c_str(), static_cast<long long>(config.batch_size), unit_names.size(),
                 threads, warmup, steps);
+    struct StepTimes {
+      double forward_s, step_s;
+      int64_t peak;
+      torch::Tensor loss;
+    };
+    const auto train_step = [&](Runner& r, int step) {
+      for (auto& p : r.model->parameters()) {
+        if (p.grad().defined()) p.mutable_grad().zero_();
+      }
+      torch::manual_seed(1000 + step);
+      memory::ActivationProbe probe(meter);
+      const auto start = Clock::now();
+      auto output = r.model->forward(batch);
+      const double forward_s = seconds_since(start);
+      auto loss = loss_fn(output.prediction, target);
+      loss.backward();
+      const int64_t peak = probe.activation_peak_bytes();
+      r.optimizer->step();
+      return StepTimes{forward_s, seconds_since(start), peak, loss};
+    };
     for (int step = 0; step < warmup + steps; ++step) {
       for (auto& r : runners) {
-        for (auto& p : r.model->parameters()) {
-          if (p.grad().defined()) p.mutable_grad().zero_();
-        }
-        torch::manual_seed(1000 + step);
-        memory::ActivationProbe probe(meter);
-        const auto start = Clock::now();
-        auto output = r.model->forward(batch);
-        const double forward_s = seconds_since(start);
-        auto loss = loss_fn(output.prediction, target);
-        loss.backward();
-        const int64_t peak = probe.activation_peak_bytes();
-        r.optimizer->step();
-        const double step_s = seconds_since(start);
+        const auto [forward_s, step_s, peak, loss] = train_step(r, step);
         if (step == 0) {
           r.first_loss = loss.item<double>();
           for (const auto& p : r.model->parameters()) r.first_grads.push_back(p.grad().clone());
@@ -182,6 +194,14 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "\r  round %d/%d", step + 1, warmup + steps);
     }
     std::fprintf(stderr, "\n");
+    if (!profile_prefix.empty()) {
+      // One more step each, outside the timed ones: the profiler slows every operator.
+      for (auto& r : runners) {
+        const std::string path = profile_prefix + "-" + r.spec.label + ".trace.json";
+        torch::autograd::profiler::RecordProfile profile(path);
+        train_step(r, warmup + steps);
+      }
+    }
 
     const Runner& base = runners.front();
     const double base_step = median(base.step_seconds);

@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Side-by-side table of tft-bench and the peer benchmark (bench/peer/peer_bench.py).
+
+    bench/peer-comparison.py OURS.json PEER.json [--title TITLE]
+
+OURS.json is tft-bench's --json output, PEER.json peer_bench.py's. Prints a Markdown table:
+step time, peak activation memory and memory saved of ours (`none`, `full`) and the peer's
+(`none`, `naive`), and each step time as a ratio of the peer's `none`, the issue's yardstick.
+"""
+import argparse
+import json
+import sys
+
+
+def by_strategy(results, path):
+    table = {r["strategy"]: r for r in results}
+    if "none" not in table:
+        sys.exit(f"{path}: no 'none' strategy to compare against")
+    return table
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("ours")
+    parser.add_argument("peer")
+    parser.add_argument("--title", default="")
+    args = parser.parse_args()
+    with open(args.ours) as f:
+        ours_json = json.load(f)
+    with open(args.peer) as f:
+        peer_json = json.load(f)
+    ours = by_strategy(ours_json["results"] if isinstance(ours_json, dict) else ours_json, args.ours)
+    peer = by_strategy(peer_json["results"], args.peer)
+    yardstick = peer["none"]["step_seconds_median"]
+
+    if args.title:
+        print(f"**{args.title}** (peer: {peer_json['peer']} {peer_json['peer_version']}, "
+              f"torch {peer_json['torch_version']}, {peer_json['threads']} thread(s))\n")
+    print("| run | step ms | / peer `none` | peak activations MiB | memory saved | max abs grad diff |")
+    print("|---|---:|---:|---:|---:|---:|")
+    rows = [("tftrain", ours, s) for s in ("none", "full") if s in ours]
+    rows += [("pytorch-forecasting", peer, s) for s in ("none", "naive") if s in peer]
+    for who, table, strategy in rows:
+        r = table[strategy]
+        saved = 1 - r["peak_activation_bytes"] / table["none"]["peak_activation_bytes"]
+        print(f"| {who} `{strategy}` | {1e3 * r['step_seconds_median']:.1f} "
+              f"| {r['step_seconds_median'] / yardstick:.2f} "
+              f"| {r['peak_activation_bytes'] / 2**20:.1f} | {100 * saved:.1f}% "
+              f"| {r['grad_max_abs_diff']:.3g} |")
+
+
+if __name__ == "__main__":
+    main()
