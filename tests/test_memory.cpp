@@ -5,6 +5,7 @@
 #include "memory/memory_meter.h"
 #include "memory/tracking_allocator.h"
 
+#include <c10/core/Allocator.h>
 #include <torch/types.h>
 #include <torch/utils.h>
 
@@ -38,24 +39,28 @@ TFT_TEST(peak_resets_to_current) {
   assert_int_equal(cpu_memory_counters().peak_bytes - start.current_bytes, 1024);
 }
 
-TFT_TEST(scopes_nest_and_restore_the_previous_allocator) {
-  assert_false(cpu_tracking_installed());
+TFT_TEST(tracking_stays_installed_so_raw_buffers_free_where_they_were_allocated) {
+  assert_true(cpu_tracking_installed());  // from load time on
   torch::Tensor survivor;
+  void* raw = nullptr;
   {
     CpuMemoryTrackingScope outer;
     {
       CpuMemoryTrackingScope inner;
       assert_true(cpu_tracking_installed());
     }
-    assert_true(cpu_tracking_installed());
-    survivor = torch::ones({512});  // outlives the scope: freed later by our deleter
+    survivor = torch::ones({512});  // outlives the scope
+    // What LibTorch's oneDNN buffers do: allocate through the current CPU allocator ...
+    raw = c10::GetAllocator(c10::DeviceType::CPU)->raw_allocate(4096);
   }
-  assert_false(cpu_tracking_installed());
+  assert_true(cpu_tracking_installed());
+  // ... and free through the one current then: with the previous allocator put back this
+  // was free() of a pointer inside our block (glibc aborts).
+  c10::GetAllocator(c10::DeviceType::CPU)->raw_deallocate(raw);
   const auto held = cpu_memory_counters().current_bytes;
   survivor.reset();
   assert_int_equal(held - cpu_memory_counters().current_bytes, 2048);
   // Data written through the tracked allocation was real memory all along.
-  CpuMemoryTrackingScope again;
   auto t = torch::arange(100, torch::kFloat);
   assert_true(t.sum().item<double>() == 4950.0);
 }
@@ -107,7 +112,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(counts_exact_bytes),
       cmocka_unit_test(peak_resets_to_current),
-      cmocka_unit_test(scopes_nest_and_restore_the_previous_allocator),
+      cmocka_unit_test(tracking_stays_installed_so_raw_buffers_free_where_they_were_allocated),
       cmocka_unit_test(activation_probe_ignores_what_was_held_before),
       cmocka_unit_test(unsupported_device_is_a_clear_error),
       cmocka_unit_test(checkpointing_every_block_cuts_the_activation_peak),

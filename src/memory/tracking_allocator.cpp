@@ -62,32 +62,39 @@ class TrackingAllocator final : public c10::Allocator {
 TrackingAllocator g_tracking_allocator;
 
 std::mutex g_install_mutex;
-int g_install_depth = 0;
-c10::Allocator* g_previous_allocator = nullptr;
+
+// Installs the tracking allocator unless it is in place; never puts the previous one back.
+// LibTorch's oneDNN integration allocates and frees its raw buffers through whichever CPU
+// allocator is current at each call (c10::GetAllocator(CPU)->raw_allocate/raw_deallocate),
+// so swapping allocators while such a buffer lives hands its free to an allocator that did
+// not allocate it: free() of a pointer inside one of our blocks, seen as glibc's "free():
+// invalid pointer" when two trainers measured on different threads. Installed once, as early
+// as this library loads, there is no such window.
+void install() {
+  std::lock_guard<std::mutex> lock(g_install_mutex);
+  if (c10::GetCPUAllocator() == &g_tracking_allocator) return;
+  // Priority 0 is what LibTorch registers its default CPU allocator with.
+  c10::SetCPUAllocator(&g_tracking_allocator, /*priority=*/0);
+  if (c10::GetCPUAllocator() != &g_tracking_allocator) {
+    throw Error("memory tracking: LibTorch kept a higher-priority CPU allocator in place");
+  }
+}
+
+// At load time, after LibTorch's own registration (its libraries initialise first).
+[[maybe_unused]] const bool g_installed_at_load = [] {
+  try {
+    install();
+    return true;
+  } catch (const Error&) {
+    return false;  // CpuMemoryTrackingScope reports it where measuring is asked for
+  }
+}();
 
 }  // namespace
 
-CpuMemoryTrackingScope::CpuMemoryTrackingScope() {
-  std::lock_guard<std::mutex> lock(g_install_mutex);
-  if (g_install_depth == 0) {
-    c10::Allocator* previous = c10::GetCPUAllocator();
-    // Priority 0 is what LibTorch registers its default CPU allocator with.
-    c10::SetCPUAllocator(&g_tracking_allocator, /*priority=*/0);
-    if (c10::GetCPUAllocator() != &g_tracking_allocator) {
-      throw Error("memory tracking: LibTorch kept a higher-priority CPU allocator in place");
-    }
-    g_previous_allocator = previous;
-  }
-  ++g_install_depth;
-}
+CpuMemoryTrackingScope::CpuMemoryTrackingScope() { install(); }
 
-CpuMemoryTrackingScope::~CpuMemoryTrackingScope() {
-  std::lock_guard<std::mutex> lock(g_install_mutex);
-  if (--g_install_depth == 0) {
-    c10::SetCPUAllocator(g_previous_allocator, /*priority=*/0);
-    g_previous_allocator = nullptr;
-  }
-}
+CpuMemoryTrackingScope::~CpuMemoryTrackingScope() = default;
 
 bool cpu_tracking_installed() { return c10::GetCPUAllocator() == &g_tracking_allocator; }
 

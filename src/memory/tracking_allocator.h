@@ -2,9 +2,11 @@
 // live and peak bytes of every tensor allocated while it is installed.
 //
 // The counters are process-wide: tensors allocated by any thread count, so two trainers that
-// measure at the same time see each other's memory. Tensors allocated before installation are
-// never counted (their frees are not either); tensors allocated while installed are uncounted
-// correctly even if they outlive the installation.
+// measure at the same time see each other's memory. It is installed when this library loads
+// and stays installed: LibTorch frees some raw buffers (oneDNN's) through whichever CPU
+// allocator is current, so putting another one back while they live would free our blocks
+// with the wrong function (tracking_allocator.cpp). Tensors allocated before installation are
+// never counted (their frees are not either).
 #pragma once
 
 #include <cstdint>
@@ -17,10 +19,9 @@ struct CpuMemoryCounters {
   std::int64_t allocations = 0;    // number of allocations since installation
 };
 
-// Installs the tracking allocator as LibTorch's CPU allocator for the lifetime of the scope.
-// Scopes nest (and may live on different threads): the first one installs, the last one to
-// end puts the previous allocator back. Throws tft::Error if LibTorch keeps another allocator
-// of higher priority in place.
+// Makes sure the tracking allocator is LibTorch's CPU allocator (it is from load time on;
+// this throws tft::Error if LibTorch put another allocator of higher priority in place).
+// Ending the scope leaves it installed, see above.
 class CpuMemoryTrackingScope {
  public:
   CpuMemoryTrackingScope();
