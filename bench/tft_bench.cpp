@@ -2,7 +2,8 @@
 // strategies, all in one process and run, against `none` from the same run.
 //
 // Every strategy gets its own copy of the same initial model and its own Adam; the steps are
-// interleaved (one step of each strategy per round) so machine noise falls on all alike.
+// interleaved (one step of each strategy per round, in an order that rotates every round) so
+// machine noise and a place in the round fall on all alike.
 // Each step draws dropout from the same seed in every strategy, so losses and gradients must
 // match `none` bit for bit; the first step's are compared.
 #include "bench_config.h"
@@ -179,7 +180,10 @@ int main(int argc, char** argv) {
       return StepTimes{forward_s, seconds_since(start), peak, loss};
     };
     for (int step = 0; step < warmup + steps; ++step) {
-      for (auto& r : runners) {
+      // The order rotates from round to round: a strategy's place in a round biases its
+      // time (the first one of a round measured 8-15% slower than the same work later on).
+      for (std::size_t k = 0; k < runners.size(); ++k) {
+        Runner& r = runners[(k + static_cast<std::size_t>(step)) % runners.size()];
         const auto [forward_s, step_s, peak, loss] = train_step(r, step);
         if (step == 0) {
           r.first_loss = loss.item<double>();
