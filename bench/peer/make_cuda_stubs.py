@@ -33,25 +33,24 @@ def run(*cmd: str) -> str:
     return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
 
 
-def missing_sonames(torch_lib: str) -> list[str]:
-    missing: list[str] = []
+def ldd_matches(torch_lib: str, pattern: str) -> list[str]:
+    """The first group of `pattern` over ldd's lines for the roots, each once, in order."""
+    found: list[str] = []
     for root in ROOTS:
         for line in run("ldd", os.path.join(torch_lib, root)).splitlines():
-            hit = re.match(r"\s*(\S+) => not found", line)
-            if hit and hit.group(1) not in missing:
-                missing.append(hit.group(1))
-    return missing
+            hit = re.match(pattern, line)
+            if hit and hit.group(1) not in found:
+                found.append(hit.group(1))
+    return found
+
+
+def missing_sonames(torch_lib: str) -> list[str]:
+    return ldd_matches(torch_lib, r"\s*(\S+) => not found")
 
 
 def present_libraries(torch_lib: str) -> list[str]:
     """Paths of the libraries ldd does find for the roots (torch's own and the system's)."""
-    paths = []
-    for root in ROOTS:
-        for line in run("ldd", os.path.join(torch_lib, root)).splitlines():
-            hit = re.match(r"\s*\S+ => (/\S+)", line)
-            if hit and hit.group(1) not in paths:
-                paths.append(hit.group(1))
-    return paths
+    return ldd_matches(torch_lib, r"\s*\S+ => (/\S+)")
 
 
 def defined_symbols(path: str) -> set[str]:
