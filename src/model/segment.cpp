@@ -17,20 +17,6 @@
 namespace tft {
 namespace {
 
-// Turns oneDNN off for its lifetime (see run_segment), restoring the previous setting.
-class NativeKernelsScope {
- public:
-  NativeKernelsScope() : previous_(at::globalContext().userEnabledMkldnn()) {
-    at::globalContext().setUserEnabledMkldnn(false);
-  }
-  ~NativeKernelsScope() { at::globalContext().setUserEnabledMkldnn(previous_); }
-  NativeKernelsScope(const NativeKernelsScope&) = delete;
-  NativeKernelsScope& operator=(const NativeKernelsScope&) = delete;
-
- private:
-  bool previous_;
-};
-
 using checkpoint::SegmentFn;
 using checkpoint::TensorVector;
 using torch::autograd::AutogradContext;
@@ -174,6 +160,12 @@ TensorVector parameters_of(const std::vector<std::shared_ptr<torch::nn::Module>>
 
 }  // namespace
 
+OneDnnScope::OneDnnScope(bool enabled) : previous_(at::globalContext().userEnabledMkldnn()) {
+  at::globalContext().setUserEnabledMkldnn(enabled);
+}
+
+OneDnnScope::~OneDnnScope() { at::globalContext().setUserEnabledMkldnn(previous_); }
+
 std::vector<Span> split_span(std::int64_t begin, std::int64_t end, std::int64_t pieces) {
   std::vector<Span> spans;
   const std::int64_t length = end - begin;
@@ -241,13 +233,14 @@ TensorVector run_segment(SegmentFn fn, const TensorVector& inputs,
     };
   }
 
-  // LibTorch 2.x runs an LSTM through oneDNN (mkldnn) with different kernels with and without
-  // grad, so a checkpointed segment's graph-free first run would not give the bits of its
-  // recomputation or of a kept segment (seen as 1e-8 gradient differences). Segments run
-  // ATen's own kernels, the same arithmetic in every grad mode. The switch is process-wide:
+  // LibTorch 2.x picks some oneDNN (mkldnn) kernels by grad mode (its LSTM, for one), so a
+  // checkpointed segment's graph-free first run would not give the bits of its recomputation
+  // or of a kept segment (seen as 1e-8 gradient differences). Segments run ATen's own kernels,
+  // the same arithmetic in every grad mode, unless a block turns oneDNN back on for a call it
+  // runs the same way in every pass (the LSTM, tft_model.cpp). The switch is process-wide:
   // segments running at once in other threads may see it restored early (bits, not results).
   segment = [inner = std::move(segment)](const TensorVector& in) {
-    const NativeKernelsScope native_kernels;
+    const OneDnnScope aten_kernels(false);
     return inner(in);
   };
 

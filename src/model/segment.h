@@ -24,6 +24,19 @@ class Module;
 
 namespace tft {
 
+// Turns LibTorch's oneDNN (mkldnn) kernels on or off for its lifetime, then restores the
+// previous setting (a process-wide switch; see run_segment).
+class OneDnnScope {
+ public:
+  explicit OneDnnScope(bool enabled);
+  ~OneDnnScope();
+  OneDnnScope(const OneDnnScope&) = delete;
+  OneDnnScope& operator=(const OneDnnScope&) = delete;
+
+ private:
+  bool previous_;
+};
+
 // A half-open range [begin, end) of time steps (or batch rows).
 struct Span {
   std::int64_t begin = 0;
