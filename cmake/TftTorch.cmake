@@ -97,6 +97,15 @@ else()
   set(_tft_torch_version_header "${_tft_torch_api_include}/torch/version.h")
 endif()
 
+# LibTorch 2.10 on keeps the numbers in torch/headeronly/version.h, which torch/version.h
+# includes.
+get_filename_component(_tft_torch_include_dir "${_tft_torch_version_header}/../../../../../.." ABSOLUTE)
+if(EXISTS "${_tft_torch_version_header}")
+  file(STRINGS "${_tft_torch_version_header}" _defines REGEX "define TORCH_VERSION_MAJOR")
+  if(NOT _defines AND EXISTS "${_tft_torch_include_dir}/torch/headeronly/version.h")
+    set(_tft_torch_version_header "${_tft_torch_include_dir}/torch/headeronly/version.h")
+  endif()
+endif()
 if(EXISTS "${_tft_torch_version_header}")
   file(STRINGS "${_tft_torch_version_header}" _major REGEX "define TORCH_VERSION_MAJOR")
   file(STRINGS "${_tft_torch_version_header}" _minor REGEX "define TORCH_VERSION_MINOR")
