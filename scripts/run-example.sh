@@ -11,5 +11,5 @@ cd "$(dirname "$0")/.."
 prefix=$(./scripts/setup-deps.sh | tail -n 1)  # LibTorch 2.x from the pinned PyPI wheel
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1  # share the cache with test.sh's builds
 cmake -S . -B build -G Ninja -DTFT_TORCH_PREFIX="$prefix" >/dev/null
-cmake --build build -j "${JOBS:-$(nproc)}" --target tft-train
+cmake --build build -j "${JOBS:-$(nproc)}" --target tft-train >&2  # stdout is the summary
 exec ./build/bin/tft-train --config examples/configs/sp500.yaml --use-gradient-checkpointing "$@"
