@@ -34,14 +34,16 @@ torch::Tensor philox_dropout_mask(const torch::Tensor& like, double p) {
   TORCH_CHECK(like.device().is_cpu(), "philox_dropout_mask: CPU tensors only, got ",
               like.device());
   torch::NoGradGuard no_grad;
-  torch::Tensor mask = at::empty(like.sizes(), like.options().memory_format(at::MemoryFormat::Contiguous));
+  torch::Tensor mask =
+      at::empty(like.sizes(), like.options().memory_format(at::MemoryFormat::Contiguous));
   const int64_t n = mask.numel();
   if (n == 0) return mask;
   const uint64_t seed = draw_seed();
   // Keep when the 32-bit number is below keep * 2^32 (keep < 1, so this fits).
   const auto threshold = static_cast<uint32_t>((1.0 - p) * 4294967296.0);
   const int64_t counters = (n + kPerCounter - 1) / kPerCounter;
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, mask.scalar_type(), "philox_dropout_mask", [&] {
+  const auto dtype = mask.scalar_type();
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "philox_dropout_mask", [&] {
     const auto scale = static_cast<scalar_t>(1.0 / (1.0 - p));
     const auto zero = static_cast<scalar_t>(0);
     scalar_t* out = mask.data_ptr<scalar_t>();

@@ -131,26 +131,24 @@ torch::Tensor VariableSelectionNetworkImpl::selection_weights(const EmbeddedVari
                                                               const torch::Tensor& context,
                                                               c10::IntArrayRef leading,
                                                               int64_t rows) {
-  std::vector<int64_t> shape = leading.vec();
-  if (!weights_grn_) {
-    shape.push_back(1);
-    const auto& any = embedded.reals.defined() ? embedded.reals : embedded.dense;
-    return at::ones(shape, any.options());
-  }
-  const GatedResidualNetworkImpl& grn = *weights_grn_;
-  const torch::Tensor reals =
-      embedded.reals.defined() ? embedded.reals.reshape({rows, embedded.num_reals()}) : torch::Tensor();
-  const torch::Tensor dense =
-      embedded.dense.defined()
-          ? embedded.dense.reshape({rows, embedded.num_dense(), hidden_size_})
-          : torch::Tensor();
-  const auto over_variables = [&](const torch::nn::Linear& linear, int64_t width) {
-    shape.back() = width;
-    return linear_over_variables(linear->weight, linear->bias, reals, embedded, dense,
-                                 hidden_size_)
-        .view(shape);
+  const auto with_width = [&](const torch::Tensor& t, int64_t width) {  // [rows, w] -> [B, ..., w]
+    std::vector<int64_t> shape = leading.vec();
+    shape.push_back(width);
+    return t.view(shape);
   };
-  shape.push_back(0);
+  const auto& any = embedded.reals.defined() ? embedded.reals : embedded.dense;
+  if (!weights_grn_) return with_width(at::ones({rows, 1}, any.options()), 1);
+  const GatedResidualNetworkImpl& grn = *weights_grn_;
+  torch::Tensor reals, dense;
+  if (embedded.reals.defined()) reals = embedded.reals.reshape({rows, embedded.num_reals()});
+  if (embedded.dense.defined()) {
+    dense = embedded.dense.reshape({rows, embedded.num_dense(), hidden_size_});
+  }
+  const auto over_variables = [&](const torch::nn::Linear& linear, int64_t width) {
+    return with_width(linear_over_variables(linear->weight, linear->bias, reals, embedded, dense,
+                                            hidden_size_),
+                      width);
+  };
   const torch::Tensor hidden = over_variables(grn.fc1(), hidden_size_);
   // The skip projection exists unless hidden_size is 1 (then n * hidden == n: identity).
   const torch::Tensor residual = grn.skip() ? over_variables(grn.skip(), num_inputs_)
@@ -184,8 +182,8 @@ torch::Tensor VariableSelectionNetworkImpl::grouped_variable_grns(
     const torch::Tensor x = embedded.reals.reshape({rows, n_reals}).t().unsqueeze(-1);
     const torch::Tensor w1_reals = w1.narrow(0, 0, n_reals);
     const torch::Tensor slope = at::bmm(w1_reals, embedded.real_weight.unsqueeze(-1));
-    const torch::Tensor offset =
-        at::bmm(w1_reals, embedded.real_bias.unsqueeze(-1)) + b1.narrow(0, 0, n_reals).unsqueeze(-1);
+    const torch::Tensor offset = at::bmm(w1_reals, embedded.real_bias.unsqueeze(-1)) +
+                                 b1.narrow(0, 0, n_reals).unsqueeze(-1);
     first_layer.push_back(at::addcmul(offset.transpose(1, 2), x, slope.transpose(1, 2)));
     inputs.push_back(
         at::addcmul(embedded.real_bias.unsqueeze(1), x, embedded.real_weight.unsqueeze(1)));

@@ -153,37 +153,40 @@ TFT_TEST(grouped_selection_equals_one_grn_per_variable) {
       const auto codes = torch::stack({torch::randint(5, {3, 7}), torch::randint(4, {3, 7})}, -1);
       const auto context = with_context ? torch::randn({3, hidden}, options) : torch::Tensor();
 
+      // The paper's formula: each variable through its own GRN, the weights GRN over all
+      // embedded variables flattened.
+      const auto per_variable_formula = [&](const torch::Tensor& embedded) {
+        tft::GatedResidualNetwork weights_grn = vsn->weights_grn();
+        const auto weights = torch::softmax(weights_grn(embedded.flatten(-2), context), -1);
+        auto output = torch::zeros({3, 7, hidden}, options);
+        for (int64_t i = 0; i < n; ++i) {
+          tft::GatedResidualNetwork grn = vsn->variable_grn(i);
+          output = output + grn(embedded.select(-2, i)) * weights.select(-1, i).unsqueeze(-1);
+        }
+        return tft::VariableSelectionOutput{output, weights};
+      };
       const auto grouped = vsn->select(embedding->embed(reals, codes), context);
       const auto embedded = embedding(reals, codes);  // [3, 7, n, hidden]
-      const auto logits = tft::GatedResidualNetwork(vsn->weights_grn())(embedded.flatten(-2), context);
-      const auto weights = torch::softmax(logits, -1);
-      auto expected = torch::zeros({3, 7, hidden}, options);
-      for (int64_t i = 0; i < n; ++i) {
-        expected += tft::GatedResidualNetwork(vsn->variable_grn(i))(embedded.select(-2, i)) * weights.select(-1, i).unsqueeze(-1);
-      }
-      assert_true(max_abs(grouped.weights - weights) < 1e-10);
-      assert_true(max_abs(grouped.output - expected) < 1e-10);
+      const auto expected = per_variable_formula(embedded);
+      assert_true(max_abs(grouped.weights - expected.weights) < 1e-10);
+      assert_true(max_abs(grouped.output - expected.output) < 1e-10);
       // forward() on the multiplied-out embedding is the same function.
-      assert_true(max_abs(vsn(embedded, context).output - expected) < 1e-10);
+      assert_true(max_abs(vsn(embedded, context).output - expected.output) < 1e-10);
 
       // Gradients reach every parameter as they would through the per-variable formula.
       const auto grads_of = [&](const torch::Tensor& out) {
-        for (auto& p : vsn->parameters()) p.mutable_grad() = torch::Tensor();
-        for (auto& p : embedding->parameters()) p.mutable_grad() = torch::Tensor();
+        std::vector<torch::Tensor> params = vsn->parameters();
+        for (const auto& p : embedding->parameters()) params.push_back(p);
+        for (auto& p : params) p.mutable_grad() = torch::Tensor();
         (out * out).sum().backward();
         std::vector<torch::Tensor> grads;
-        for (const auto& p : vsn->parameters()) grads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
-        for (const auto& p : embedding->parameters()) grads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+        for (const auto& p : params) {
+          grads.push_back(p.grad().defined() ? p.grad().clone() : torch::zeros_like(p));
+        }
         return grads;
       };
       const auto fast = grads_of(vsn->select(embedding->embed(reals, codes), context).output);
-      const auto embedded_again = embedding(reals, codes);
-      const auto w = torch::softmax(tft::GatedResidualNetwork(vsn->weights_grn())(embedded_again.flatten(-2), context), -1);
-      auto slow_out = torch::zeros({3, 7, hidden}, options);
-      for (int64_t i = 0; i < n; ++i) {
-        slow_out = slow_out + tft::GatedResidualNetwork(vsn->variable_grn(i))(embedded_again.select(-2, i)) * w.select(-1, i).unsqueeze(-1);
-      }
-      const auto slow = grads_of(slow_out);
+      const auto slow = grads_of(per_variable_formula(embedding(reals, codes)).output);
       for (size_t k = 0; k < fast.size(); ++k) assert_true(max_abs(fast[k] - slow[k]) < 1e-9);
     }
   }
