@@ -3,11 +3,15 @@
 #  1. A LibTorch with a TorchConfig.cmake (an official libtorch, or the `torch` wheel from PyPI:
 #     pass -DTFT_TORCH_PREFIX=$(python3 -c 'import torch, os; print(os.path.dirname(torch.__file__))')
 #     or put its share/cmake on CMAKE_PREFIX_PATH). A CPU build is used through find_package(Torch).
-#     A CUDA build (every Linux wheel on PyPI) is used through find_package(Torch) only when
-#     TFT_WITH_CUDA=ON; otherwise its TorchConfig would demand a CUDA toolkit, so we link the
-#     CPU half directly: libtorch_cpu + libc10 (libtorch_cpu still loads libcudart/libcupti at
-#     run time, which the wheel's `cuda-toolkit[cudart,cupti]` pip packages provide; see
-#     scripts/setup-deps.sh).
+#     A CUDA build (every Linux wheel on PyPI) is linked directly instead: its TorchConfig demands
+#     nvcc, cuDNN and a toolkit of the same version, which only compiling .cu files needs, and we
+#     compile none; we call LibTorch's C++ API only.
+#       - TFT_WITH_CUDA=OFF: the CPU half, libtorch_cpu + libc10 (libtorch_cpu still loads
+#         libcudart/libcupti at run time, which the wheel's `cuda-toolkit[cudart,cupti]` pip
+#         packages provide; see scripts/setup-deps.sh).
+#       - TFT_WITH_CUDA=ON: also libtorch_cuda + libc10_cuda, and the CUDA runtime's headers,
+#         which c10/cuda's headers include (TFT_CUDA_INCLUDE_DIR; found in a CUDA toolkit or in
+#         the wheel's own nvidia-cuda-runtime package, so no toolkit is needed to compile).
 #  2. Debian's libtorch-dev (no TorchConfig.cmake): headers in /usr/include and
 #     /usr/include/torch/csrc/api/include, libraries torch, torch_cpu, c10.
 #
@@ -21,6 +25,10 @@ if(DEFINED _TFT_TORCH_PREFIX_CONFIGURED AND NOT _TFT_TORCH_PREFIX_CONFIGURED STR
   unset(_tft_c10_lib CACHE)
   unset(_tft_torch_lib CACHE)
   unset(_tft_torch_api_include CACHE)
+  unset(_tft_torch_cuda_lib CACHE)
+  unset(_tft_c10_cuda_lib CACHE)
+  unset(TFT_CUDA_INCLUDE_DIR CACHE)
+  unset(TFT_CUDART_LIBRARY CACHE)
   unset(Torch_DIR CACHE)
 endif()
 set(_TFT_TORCH_PREFIX_CONFIGURED "${TFT_TORCH_PREFIX}" CACHE INTERNAL "")
@@ -55,13 +63,56 @@ if(_tft_torch_config)
     endif()
   endif()
 
-  if(_tft_torch_is_cuda AND NOT TFT_WITH_CUDA)
-    message(STATUS "LibTorch: CUDA build at ${_tft_torch_root}; linking its CPU libraries only")
+  if(TFT_WITH_CUDA AND NOT _tft_torch_is_cuda)
+    message(FATAL_ERROR "TFT_WITH_CUDA=ON needs a CUDA build of LibTorch; the one at "
+                        "${_tft_torch_root} is CPU-only")
+  endif()
+
+  if(_tft_torch_is_cuda)
     find_library(_tft_torch_cpu_lib torch_cpu PATHS "${_tft_torch_root}/lib" NO_DEFAULT_PATH REQUIRED)
     find_library(_tft_c10_lib c10 PATHS "${_tft_torch_root}/lib" NO_DEFAULT_PATH REQUIRED)
     target_include_directories(tft_torch SYSTEM INTERFACE
       "${_tft_torch_root}/include" "${_tft_torch_root}/include/torch/csrc/api/include")
     target_link_libraries(tft_torch INTERFACE ${_tft_torch_cpu_lib} ${_tft_c10_lib})
+    if(TFT_WITH_CUDA)
+      find_library(_tft_torch_cuda_lib torch_cuda PATHS "${_tft_torch_root}/lib" NO_DEFAULT_PATH REQUIRED)
+      find_library(_tft_c10_cuda_lib c10_cuda PATHS "${_tft_torch_root}/lib" NO_DEFAULT_PATH REQUIRED)
+      # The wheel's own CUDA runtime headers first (nvidia/cu13/include from 13.x on,
+      # nvidia/cuda_runtime/include before): they match the CUDA it was built with.
+      file(GLOB _tft_wheel_cuda_includes
+           "${_tft_torch_root}/../nvidia/cu*/include" "${_tft_torch_root}/../nvidia/cuda_runtime/include")
+      # crt/host_config.h, which cuda_runtime.h includes, comes in its own pip package
+      # (nvidia-cuda-crt): a folder counts only with both.
+      find_path(TFT_CUDA_INCLUDE_DIR NAMES crt/host_config.h
+                HINTS ${_tft_wheel_cuda_includes} ${CUDAToolkit_ROOT}/include
+                      $ENV{CUDA_HOME}/include $ENV{CUDA_PATH}/include /usr/local/cuda/include
+                DOC "Folder with the CUDA runtime's headers (cuda_runtime_api.h, crt/)")
+      if(NOT TFT_CUDA_INCLUDE_DIR OR NOT EXISTS "${TFT_CUDA_INCLUDE_DIR}/cuda_runtime_api.h")
+        message(FATAL_ERROR "TFT_WITH_CUDA=ON: no folder with cuda_runtime_api.h and "
+                            "crt/host_config.h. Install the CUDA runtime headers (pip's "
+                            "cuda-toolkit[cudart,crt], which setup-deps.sh puts beside the torch "
+                            "wheel, or a CUDA toolkit) or pass -DTFT_CUDA_INCLUDE_DIR=<folder>.")
+      endif()
+      # c10/cuda's inline functions call the CUDA runtime: link the one beside the headers.
+      get_filename_component(_tft_cuda_root "${TFT_CUDA_INCLUDE_DIR}" DIRECTORY)
+      find_library(TFT_CUDART_LIBRARY NAMES cudart libcudart.so.13 libcudart.so.12
+                   HINTS "${_tft_cuda_root}/lib" "${_tft_cuda_root}/lib64"
+                         "${_tft_cuda_root}/targets/x86_64-linux/lib"
+                   DOC "The CUDA runtime library (libcudart)")
+      if(NOT TFT_CUDART_LIBRARY)
+        message(FATAL_ERROR "TFT_WITH_CUDA=ON: libcudart not found beside ${TFT_CUDA_INCLUDE_DIR}; "
+                            "pass -DTFT_CUDART_LIBRARY=<path>.")
+      endif()
+      message(STATUS "LibTorch: CUDA build at ${_tft_torch_root}; CUDA runtime ${TFT_CUDART_LIBRARY}")
+      target_include_directories(tft_torch SYSTEM INTERFACE "${TFT_CUDA_INCLUDE_DIR}")
+      # Nothing of ours calls into libtorch_cuda by name, yet loading it is what registers the
+      # CUDA kernels and hooks: keep it linked where the toolchain defaults to --as-needed.
+      target_link_libraries(tft_torch INTERFACE
+        "-Wl,--no-as-needed,${_tft_torch_cuda_lib},--as-needed" ${_tft_c10_cuda_lib}
+        ${TFT_CUDART_LIBRARY})
+    else()
+      message(STATUS "LibTorch: CUDA build at ${_tft_torch_root}; linking its CPU libraries only")
+    endif()
     # The wheel says which std::string ABI it was built with in TorchConfig.cmake.
     file(STRINGS "${_tft_torch_config}" _abi_line REGEX "_GLIBCXX_USE_CXX11_ABI=[01]")
     if(_abi_line MATCHES "_GLIBCXX_USE_CXX11_ABI=([01])")
@@ -79,6 +130,10 @@ if(_tft_torch_config)
     set(_tft_torch_version_header "${_tft_torch_root}/include/torch/csrc/api/include/torch/version.h")
   endif()
 else()
+  if(TFT_WITH_CUDA)
+    message(FATAL_ERROR "TFT_WITH_CUDA=ON needs a CUDA build of LibTorch with its CMake config "
+                        "(the PyPI wheel: scripts/setup-deps.sh); Debian's libtorch-dev is CPU-only")
+  endif()
   find_path(_tft_torch_api_include torch/version.h
             PATHS /usr/include/torch/csrc/api/include NO_DEFAULT_PATH)
   find_library(_tft_torch_lib torch)

@@ -61,7 +61,8 @@ if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.vers
   "$venv/bin/pip" install -q --no-deps "torch==$version" >&2
 fi
 # The wheel's libtorch_cpu.so is linked against libcudart and libcupti even for CPU use;
-# install just those two, at the CUDA toolkit version the wheel was built with.
+# install just those two, at the CUDA toolkit version the wheel was built with, and the CUDA
+# runtime's headers (crt, 0.1 MB), which a -DTFT_WITH_CUDA=ON build compiles against.
 cuda_pin=$("$venv/bin/python" - <<'PY'
 import importlib.metadata as m, re
 for req in m.requires("torch") or []:
@@ -70,9 +71,9 @@ for req in m.requires("torch") or []:
         print(hit.group(1))
 PY
 )
-if [ -n "$cuda_pin" ] && ! "$venv/bin/python" -c "import importlib.metadata as m; m.version('nvidia-cuda-runtime'); m.version('nvidia-cuda-cupti')" 2>/dev/null; then
-  echo "setup-deps: installing CUDA runtime libraries (cuda-toolkit $cuda_pin: cudart, cupti)" >&2
-  "$venv/bin/pip" install -q "cuda-toolkit[cudart,cupti]==$cuda_pin" >&2
+if [ -n "$cuda_pin" ] && ! "$venv/bin/python" -c "import importlib.metadata as m; m.version('nvidia-cuda-runtime'); m.version('nvidia-cuda-cupti'); m.version('nvidia-cuda-crt')" 2>/dev/null; then
+  echo "setup-deps: installing the CUDA runtime (cuda-toolkit $cuda_pin: cudart, cupti, crt)" >&2
+  "$venv/bin/pip" install -q "cuda-toolkit[cudart,cupti,crt]==$cuda_pin" >&2
 fi
 "$venv/bin/python" - <<'PY'
 import importlib.util, os

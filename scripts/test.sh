@@ -3,7 +3,12 @@
 #
 #   scripts/test.sh              LibTorch 2.x from the pinned PyPI wheel (build/): the default
 #   scripts/test.sh --debian     Debian's LibTorch 1.13 (build-debian/)
-#   scripts/test.sh --all        both legs, one after the other: what CI runs
+#   scripts/test.sh --cuda-compile
+#                                the wheel's LibTorch with -DTFT_WITH_CUDA=ON (build-cuda/), on a
+#                                machine without a GPU: the CUDA code compiles, links and loads;
+#                                the tests labelled cuda skip. The CUDA libraries the wheel links
+#                                but this leg never calls are stand-ins (make_cuda_stubs.py).
+#   scripts/test.sh --all        the wheel, Debian and CUDA-compile legs in turn: what CI runs
 #   scripts/test.sh --sanitize   the default leg under ASan+UBSan (build-asan/)
 #
 # Environment: JOBS (parallel build jobs, default: all cores), CTEST_ARGS (extra ctest flags).
@@ -14,9 +19,10 @@ legs=(wheel)
 case "${1:-}" in
   ""|--torch-wheel) ;;
   --debian) legs=(debian) ;;
-  --all) legs=(wheel debian) ;;
+  --cuda-compile) legs=(cuda-compile) ;;
+  --all) legs=(wheel debian cuda-compile) ;;
   --sanitize) legs=(sanitize) ;;
-  -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
   *) echo "test.sh: unknown option '$1'" >&2; exit 2 ;;
 esac
 jobs="${JOBS:-$(nproc)}"
@@ -42,6 +48,20 @@ for leg in "${legs[@]}"; do
     debian)
       ./scripts/setup-deps.sh --debian
       run_leg "LibTorch 1.13 (Debian)" build-debian -DTFT_TORCH_PREFIX= ;;
+    cuda-compile)
+      prefix=$(./scripts/setup-deps.sh | tail -n 1)
+      stubs="${TFT_TORCH_VENV:-$HOME/.cache/tftrain/venv-torch}/cuda-stubs"
+      if [ ! -f "$stubs/MANIFEST" ] || [ "$prefix/lib/libtorch_cuda.so" -nt "$stubs/MANIFEST" ]; then
+        rm -rf "$stubs"
+        python3 scripts/make_cuda_stubs.py "$prefix/lib" "$stubs"
+      fi
+      # GNU ld looks for a shared library's DT_NEEDED entries on LD_LIBRARY_PATH too, so one
+      # variable serves both the link and the test runs (in a subshell: this leg's only).
+      (
+        export LD_LIBRARY_PATH="$stubs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        run_leg "LibTorch 2.x with CUDA, no GPU" build-cuda -DTFT_TORCH_PREFIX="$prefix" \
+          -DTFT_WITH_CUDA=ON
+      ) ;;
     sanitize)
       prefix=$(./scripts/setup-deps.sh | tail -n 1)
       # LibTorch itself is not instrumented; its one-time global allocations are not ours.

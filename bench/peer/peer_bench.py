@@ -198,7 +198,7 @@ class Schema:
 
 def preload_cuda_stubs() -> bool:
     """Loads the CUDA stand-ins that setup.sh builds when the venv has no real CUDA libraries
-    (see make_cuda_stubs.py); must run before `import torch`. True when it loaded any."""
+    (see scripts/make_cuda_stubs.py); must run before `import torch`. True when it loaded any."""
     stubs = os.path.join(sys.prefix, "cuda-stubs")
     manifest = os.path.join(stubs, "MANIFEST")
     if not os.path.isfile(manifest):

@@ -6,7 +6,7 @@
 #   bench/peer/setup.sh          CPU: installs requirements.txt with --no-deps, so pip never
 #                                pulls torch's multi-GB nvidia-* wheels, and builds stand-ins
 #                                for the CUDA libraries that `import torch` links but a CPU run
-#                                never calls (make_cuda_stubs.py; needs cc, nm, readelf)
+#                                never calls (scripts/make_cuda_stubs.py; needs cc, nm, readelf)
 #   bench/peer/setup.sh --cuda   also installs those CUDA libraries for real
 #                                (requirements-cuda.txt, several GB), for --device cuda, and
 #                                drops the stand-ins
@@ -82,7 +82,7 @@ elif [ ! -f "$stubs/MANIFEST" ] || [ "$(sort -u "$stubs/MANIFEST")" != "$missing
      [ "$torch_lib/libtorch_cuda.so" -nt "$stubs/MANIFEST" ]; then
   echo "setup: building stand-ins for $(echo $missing)" >&2
   rm -rf "$stubs"
-  "$py" "$here/make_cuda_stubs.py" "$torch_lib" "$stubs"
+  "$py" "$here/../../scripts/make_cuda_stubs.py" "$torch_lib" "$stubs"
   changed=1
 fi
 

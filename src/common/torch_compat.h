@@ -4,7 +4,18 @@
 
 #include <ATen/autocast_mode.h>
 #include <c10/core/Allocator.h>
+#include <torch/optim/optimizer.h>
 #include <torch/version.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <type_traits>
+
+#ifdef TFT_WITH_CUDA
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 #define TFT_TORCH_AT_LEAST(major, minor) \
   (TORCH_VERSION_MAJOR > (major) ||      \
@@ -18,6 +29,9 @@
 #define TFT_ALLOCATE_CONST const
 #define TFT_ALLOCATOR_HAS_COPY_DATA 0
 #endif
+
+// at::_fused_adam_: one kernel for a whole Adam step; CUDA from 2.0, the CPU from 2.4.
+#define TFT_HAS_FUSED_ADAM TFT_TORCH_AT_LEAST(2, 4)
 
 namespace tft::compat {
 
@@ -53,5 +67,46 @@ inline void set_autocast_state(c10::DeviceType device, const AutocastState& stat
   }
 #endif
 }
+
+// A parameter's state in an optimizer, or nullptr. The state map's key is the address of the
+// parameter's TensorImpl: a pointer in 2.x, the pointer's text (as ostream writes it) in 1.13.
+// (A template, so that only the branch of this LibTorch's key type is compiled.)
+template <typename Optimizer>
+torch::optim::OptimizerParamState* optimizer_state(Optimizer& optimizer,
+                                                   const at::Tensor& parameter) {
+  auto& states = optimizer.state();
+  using Key = typename std::decay_t<decltype(states)>::key_type;
+  Key key{};
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream text;
+    text << parameter.unsafeGetTensorImpl();
+    key = text.str();
+  } else {
+    key = parameter.unsafeGetTensorImpl();
+  }
+  const auto it = states.find(key);
+  return it == states.end() ? nullptr : it->second.get();
+}
+
+#ifdef TFT_WITH_CUDA
+// Bytes held by tensors on one CUDA device, as the caching allocator counts them (all pools).
+struct CudaAllocatedBytes {
+  std::int64_t current = 0;
+  std::int64_t peak = 0;
+};
+
+// The allocator's stats types moved from c10::cuda::CUDACachingAllocator to the device-generic
+// c10::CachingDeviceAllocator (2.6), whose header says which one this LibTorch has.
+inline CudaAllocatedBytes cuda_allocated_bytes(c10::DeviceIndex device) {
+#if __has_include(<c10/core/CachingDeviceAllocator.h>)
+  using c10::CachingDeviceAllocator::StatType;
+#else
+  using c10::cuda::CUDACachingAllocator::StatType;
+#endif
+  const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device);
+  const auto& all = stats.allocated_bytes[static_cast<std::size_t>(StatType::AGGREGATE)];
+  return {all.current, all.peak};
+}
+#endif
 
 }  // namespace tft::compat

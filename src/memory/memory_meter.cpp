@@ -6,23 +6,14 @@
 #include <algorithm>
 
 #ifdef TFT_WITH_CUDA
+#include "common/torch_compat.h"
+
+#include <ATen/ops/empty.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #endif
 
 namespace tft::memory {
-namespace {
-
-#ifdef TFT_WITH_CUDA
-const c10::cuda::CUDACachingAllocator::Stat& cuda_allocated(c10::DeviceIndex index) {
-  thread_local c10::cuda::CUDACachingAllocator::DeviceStats stats;
-  stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index);
-  return stats.allocated_bytes[static_cast<size_t>(
-      c10::cuda::CUDACachingAllocator::StatType::AGGREGATE)];
-}
-#endif
-
-}  // namespace
 
 MemoryMeter::MemoryMeter(c10::Device device) : device_(device) {
   if (device.is_cpu()) {
@@ -31,7 +22,11 @@ MemoryMeter::MemoryMeter(c10::Device device) : device_(device) {
   }
 #ifdef TFT_WITH_CUDA
   if (device.is_cuda()) {
-    if (!device.has_index()) device_ = c10::Device(c10::DeviceType::CUDA, c10::cuda::current_device());
+    if (!device.has_index()) {
+      device_ = c10::Device(c10::DeviceType::CUDA, c10::cuda::current_device());
+    }
+    // The allocator's statistics exist once CUDA is initialised, which allocating does.
+    (void)at::empty({0}, at::TensorOptions().device(device_));
     return;
   }
 #endif
@@ -49,14 +44,14 @@ MemoryMeter::~MemoryMeter() = default;
 
 std::int64_t MemoryMeter::current_bytes() const {
 #ifdef TFT_WITH_CUDA
-  if (device_.is_cuda()) return cuda_allocated(device_.index()).current;
+  if (device_.is_cuda()) return compat::cuda_allocated_bytes(device_.index()).current;
 #endif
   return cpu_memory_counters().current_bytes;
 }
 
 std::int64_t MemoryMeter::peak_bytes() const {
 #ifdef TFT_WITH_CUDA
-  if (device_.is_cuda()) return cuda_allocated(device_.index()).peak;
+  if (device_.is_cuda()) return compat::cuda_allocated_bytes(device_.index()).peak;
 #endif
   return cpu_memory_counters().peak_bytes;
 }

@@ -1,18 +1,23 @@
 #!/usr/bin/env python3
-"""Builds do-nothing stand-ins for the CUDA libraries that torch's Python module links against
-but that the CPU-only peer venv leaves out (see setup.sh).
+"""Builds do-nothing stand-ins for the CUDA libraries that a torch wheel's libraries link against
+but that a machine without a GPU does not need to install.
 
 PyPI's torch 2.15.0 wheel is a CUDA build. Its C++ core for CPU use, libtorch_cpu.so, needs only
-libcudart and libcupti (installed for real, from requirements.txt). But `import torch` loads
-torch/_C, whose libtorch_python.so -> libtorch.so -> libtorch_cuda.so need cuDNN, cuBLAS, NCCL,
-cuSPARSELt, NVSHMEM, cuFFT, cuSPARSE, cuFile and NVRTC too: several GB of wheels that a CPU run
-never calls. For each such library that the dynamic loader cannot find, this script compiles a
-small shared library with the same SONAME, the same symbol-version node, and every symbol the
-torch libraries import from it, each a function that aborts with a message if it is ever
-called. peer_bench.py loads them (RTLD_GLOBAL) before `import torch`; the loader then takes
-them for the missing libraries, since glibc matches a DT_NEEDED name against the SONAMEs of
-the libraries already loaded. CPU code never calls them; the GPU needs the real libraries
-(setup.sh --cuda), and then no stubs are made.
+libcudart and libcupti (installed for real). But libtorch_cuda.so, which `import torch` loads
+(torch/_C -> libtorch_python.so -> libtorch.so) and which a -DTFT_WITH_CUDA=ON build of tftrain
+links, needs cuDNN, cuBLAS, NCCL, cuSPARSELt, NVSHMEM, cuFFT, cuSPARSE, cuFile and NVRTC too:
+several GB of wheels that a run without a GPU never calls. For each such library that the
+dynamic loader cannot find, this script compiles a small shared library with the same SONAME,
+the same symbol-version node, and every symbol the torch libraries import from it, each a
+function that aborts with a message if it is ever called. Two users:
+
+  - bench/peer/setup.sh: peer_bench.py loads them (RTLD_GLOBAL) before `import torch`; the
+    loader then takes them for the missing libraries, since glibc matches a DT_NEEDED name
+    against the SONAMEs of the libraries already loaded.
+  - scripts/test.sh --cuda-compile: the linker and the loader find them through
+    LD_LIBRARY_PATH, so the CUDA build links and its tests run (the CUDA ones skip: no GPU).
+
+A GPU needs the real libraries, and then no stubs are made.
 
     make_cuda_stubs.py TORCH_LIB_DIR OUT_DIR
 
@@ -128,7 +133,7 @@ def main() -> int:
                 f.write("#include <stdio.h>\n#include <stdlib.h>\n")
                 f.write("static void tft_stub_called(const char* name) {\n"
                         f'  fprintf(stderr, "CUDA stub: %s of {soname} was called; this venv has no '
-                        f'real CUDA libraries (bench/peer/setup.sh --cuda installs them)\\n", name);\n'
+                        f'real CUDA libraries, only stand-ins (scripts/make_cuda_stubs.py)\\n", name);\n'
                         "  abort();\n}\n")
                 for i, name in enumerate(sorted(symbols)):
                     f.write(f'void tft_stub_{i}(void) __asm__("{name}");\n'
