@@ -9,7 +9,7 @@
 
 namespace tft::bench {
 
-std::string results_to_json(const std::vector<BenchResult>& results) {
+std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>& results) {
   nlohmann::json rows = nlohmann::json::array();
   for (const auto& r : results) {
     rows.push_back({{"strategy", r.strategy},
@@ -22,7 +22,16 @@ std::string results_to_json(const std::vector<BenchResult>& results) {
                     {"grad_max_abs_diff", r.grad_max_abs_diff},
                     {"loss", r.loss}});
   }
-  return rows.dump(2) + "\n";
+  const nlohmann::json document = {{"tool", "tft-bench"},
+                                   {"config", run.config},
+                                   {"device", run.device},
+                                   {"torch_version", run.torch_version},
+                                   {"threads", run.threads},
+                                   {"batch_size", run.batch_size},
+                                   {"steps", run.steps},
+                                   {"warmup", run.warmup},
+                                   {"results", rows}};
+  return document.dump(2) + "\n";
 }
 
 std::string results_to_markdown(const std::vector<BenchResult>& results) {

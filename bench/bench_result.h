@@ -21,8 +21,21 @@ struct BenchResult {
   double loss = 0;                     // first step's loss
 };
 
-// The JSON array, one object per strategy with exactly the keys the issue fixes.
-std::string results_to_json(const std::vector<BenchResult>& results);
+// What a run measured on: recorded beside its results, since numbers from different machines,
+// devices or LibTorch versions cannot be compared.
+struct BenchRun {
+  std::string config;         // the bench YAML's path
+  std::string device;         // "cpu", "cuda:0", ...
+  std::string torch_version;  // LibTorch's, e.g. "2.15.0"
+  int threads = 0;            // intra-op threads
+  std::int64_t batch_size = 0;
+  int steps = 0;
+  int warmup = 0;
+};
+
+// {"tool": "tft-bench", the run's keys, "results": [one object per strategy]}: the same shape
+// as bench/peer/peer_bench.py's JSON, which bench/peer-comparison.py reads beside it.
+std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>& results);
 
 // The table as Markdown (BENCHMARKS.md) or aligned text (stdout).
 std::string results_to_markdown(const std::vector<BenchResult>& results);

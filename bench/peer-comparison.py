@@ -6,6 +6,8 @@
 OURS.json is tft-bench's --json output, PEER.json peer_bench.py's. Prints a Markdown table:
 step time, peak activation memory and memory saved of ours (`none`, `full`) and the peer's
 (`none`, `naive`), and each step time as a ratio of the peer's `none`, the issue's yardstick.
+Warns (stderr, and under the title) when the two runs differ in device, thread count, batch
+size or torch version: such a ratio compares machines, not trainers.
 """
 import argparse
 import json
@@ -19,6 +21,20 @@ def by_strategy(results, path):
     return table
 
 
+def run_differences(ours, peer):
+    """What differs between the two runs' settings, as readable phrases."""
+    differences = []
+    for key in ("device", "threads", "batch_size"):
+        if str(ours.get(key)) != str(peer.get(key)):
+            differences.append(f"{key} ({ours.get(key)} vs {peer.get(key)})")
+    # The peer's torch reports a local tag ("2.11.0+cu130"); LibTorch's version has none.
+    ours_torch = str(ours.get("torch_version")).split("+")[0]
+    peer_torch = str(peer.get("torch_version")).split("+")[0]
+    if ours_torch != peer_torch:
+        differences.append(f"torch version ({ours_torch} vs {peer_torch})")
+    return differences
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ours")
@@ -29,13 +45,19 @@ def main():
         ours_json = json.load(f)
     with open(args.peer) as f:
         peer_json = json.load(f)
-    ours = by_strategy(ours_json["results"] if isinstance(ours_json, dict) else ours_json, args.ours)
+    ours = by_strategy(ours_json["results"], args.ours)
     peer = by_strategy(peer_json["results"], args.peer)
     yardstick = peer["none"]["step_seconds_median"]
+    differences = run_differences(ours_json, peer_json)
+    for difference in differences:
+        print(f"peer-comparison: the runs differ in {difference}", file=sys.stderr)
 
     if args.title:
-        print(f"**{args.title}** (peer: {peer_json['peer']} {peer_json['peer_version']}, "
-              f"torch {peer_json['torch_version']}, {peer_json['threads']} thread(s))\n")
+        print(f"**{args.title}** (on {ours_json['device']}; peer: {peer_json['peer']} "
+              f"{peer_json['peer_version']}, torch {peer_json['torch_version']}, "
+              f"{peer_json['threads']} thread(s))\n")
+    for difference in differences:
+        print(f"> Not comparable: the runs differ in {difference}.\n")
     print("| run | step ms | / peer `none` | peak activations MiB | memory saved | max abs grad diff |")
     print("|---|---:|---:|---:|---:|---:|")
     rows = [("tftrain", ours, s) for s in ("none", "full") if s in ours]

@@ -6,25 +6,35 @@
 // machine noise and a place in the round fall on all alike.
 // Each step draws dropout from the same seed in every strategy, so losses and gradients must
 // match `none` bit for bit; the first step's are compared.
+//
+// On CUDA (--device cuda) every timer starts and stops at a device synchronisation, so a step's
+// time is the GPU's as well as the host's; deterministic algorithms are switched on there, so
+// the gradient comparison stays bitwise.
 #include "bench_config.h"
 #include "bench_result.h"
 #include "strategy_spec.h"
 
 #include "common/error.h"
+#include "data/batch.h"
 #include "memory/memory_meter.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
 #include "train/checkpoint_planning.h"
+#include "train/device.h"
+#include "train/fused_adam.h"
 #include "train/gradient_buffers.h"
 
 #include <CLI/CLI.hpp>
+#include <ATen/Context.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
+#include <torch/version.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <variant>
@@ -59,7 +69,8 @@ torch::Tensor randn_or_undefined(std::vector<int64_t> shape) {
   return shape.back() == 0 ? torch::Tensor() : torch::randn(shape);
 }
 
-// A synthetic batch of the config's shape (the data do not matter for memory and time).
+// A synthetic batch of the config's shape (the data do not matter for memory and time), drawn
+// on the CPU so that every device sees the same numbers.
 TFTBatch synthetic_batch(const bench::BenchConfig& config) {
   const auto& m = config.model;
   const auto& s = m.schema;
@@ -98,12 +109,14 @@ int main(int argc, char** argv) {
       "none,full,unit:static_encoder,unit:historical_encoder,unit:future_encoder,"
       "unit:lstm_encoder,unit:lstm_decoder,unit:attention_0,uniform:2,dynamic:0.5";
   int steps = 5, warmup = 1, threads = 2;
+  std::string device_name = "cpu";
   std::string json_path, chart_path, markdown_path, profile_prefix;
   app.add_option("--config", config_path, "bench YAML (model and batch shape)")->check(CLI::ExistingFile);
   app.add_option("--strategies", strategies, "comma-separated strategies");
   app.add_option("--steps", steps, "measured steps per strategy")->check(CLI::PositiveNumber);
   app.add_option("--warmup", warmup, "unmeasured steps first")->check(CLI::NonNegativeNumber);
   app.add_option("--threads", threads, "intra-op threads")->check(CLI::PositiveNumber);
+  app.add_option("--device", device_name, "cpu, cuda or cuda:N");
   app.add_option("--json", json_path, "write results as JSON");
   app.add_option("--chart", chart_path, "write an SVG chart of memory saved vs overhead");
   app.add_option("--markdown", markdown_path, "write the table as Markdown");
@@ -114,6 +127,13 @@ int main(int argc, char** argv) {
 
   try {
     torch::set_num_threads(threads);
+    const c10::Device device = resolve_device(device_name, "--device");
+    if (device.is_cuda()) {
+      // Bitwise-equal gradients across strategies need the same kernels every time; cuBLAS is
+      // deterministic only with a fixed workspace, set before its first handle.
+      ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", /*overwrite=*/0);
+      at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+    }
     const bench::BenchConfig config = bench::load_bench_config(config_path);
     torch::manual_seed(0);
     TFTModel reference(config.model);
@@ -126,8 +146,9 @@ int main(int argc, char** argv) {
     }
 
     torch::manual_seed(1);
-    const TFTBatch batch = synthetic_batch(config);
-    const torch::Tensor target = torch::randn({config.batch_size, config.model.prediction_length});
+    const TFTBatch batch = to_device(synthetic_batch(config), device);
+    const torch::Tensor target =
+        torch::randn({config.batch_size, config.model.prediction_length}).to(device);
     QuantileLoss loss_fn(config.model.quantiles);
 
     std::vector<Runner> runners;
@@ -136,6 +157,7 @@ int main(int argc, char** argv) {
       r.spec = spec;
       torch::manual_seed(0);
       r.model = TFTModel(config.model);  // same seed: the same initial weights
+      r.model->to(device);
       r.model->train();
       r.model->set_checkpointing(spec.config);
       if (std::holds_alternative<DynamicStrategy>(spec.config.strategy)) {
@@ -143,22 +165,23 @@ int main(int argc, char** argv) {
         ensure_gradients(r.model->parameters());
         const CheckpointPlan plan = plan_checkpointing(
             r.model, [&] { return loss_fn(r.model->forward(batch).prediction, target); },
-            spec.config, config.batch_size, c10::Device(c10::DeviceType::CPU));
+            spec.config, config.batch_size, device);
         r.model->set_checkpointing(plan.config);
         r.model->set_checkpointed_chunks(plan.chunk_limits);
         r.plan_summary = plan.summary();
         r.plan_choice = plan.chosen();
         std::printf("%s: %s\n", spec.label.c_str(), r.plan_summary.c_str());
       }
-      r.optimizer = std::make_unique<torch::optim::Adam>(r.model->parameters(),
-                                                         torch::optim::AdamOptions(1e-3));
+      r.optimizer =
+          std::make_unique<FusedAdam>(r.model->parameters(), torch::optim::AdamOptions(1e-3));
       runners.push_back(std::move(r));
     }
 
-    memory::MemoryMeter meter(c10::Device(c10::DeviceType::CPU));
-    std::printf("tft-bench: %s, batch %lld, %zu units, %d threads, %d warm-up + %d steps each\n",
-                config_path.c_str(), static_cast<long long>(config.batch_size), unit_names.size(),
-                threads, warmup, steps);
+    memory::MemoryMeter meter(device);
+    std::printf("tft-bench: %s on %s, batch %lld, %zu units, %d threads, %d warm-up + %d steps "
+                "each\n",
+                config_path.c_str(), device.str().c_str(), static_cast<long long>(config.batch_size),
+                unit_names.size(), threads, warmup, steps);
     struct StepTimes {
       double forward_s, step_s;
       int64_t peak;
@@ -168,15 +191,18 @@ int main(int argc, char** argv) {
       for (auto& p : r.model->parameters()) {
         if (p.grad().defined()) p.mutable_grad().zero_();
       }
-      torch::manual_seed(1000 + step);
+      torch::manual_seed(1000 + step);  // seeds the CUDA generators too
+      synchronize(device);
       memory::ActivationProbe probe(meter);
       const auto start = Clock::now();
       auto output = r.model->forward(batch);
+      synchronize(device);
       const double forward_s = seconds_since(start);
       auto loss = loss_fn(output.prediction, target);
       loss.backward();
       const int64_t peak = probe.activation_peak_bytes();
       r.optimizer->step();
+      synchronize(device);
       return StepTimes{forward_s, seconds_since(start), peak, loss};
     };
     for (int step = 0; step < warmup + steps; ++step) {
@@ -244,7 +270,17 @@ int main(int argc, char** argv) {
                     res.compute_overhead_measured, res.compute_overhead_measured / floor);
       }
     }
-    if (!json_path.empty()) std::ofstream(json_path) << bench::results_to_json(results);
+    if (!json_path.empty()) {
+      bench::BenchRun run;
+      run.config = config_path;
+      run.device = device.str();
+      run.torch_version = TORCH_VERSION;
+      run.threads = threads;
+      run.batch_size = config.batch_size;
+      run.steps = steps;
+      run.warmup = warmup;
+      std::ofstream(json_path) << bench::results_to_json(run, results);
+    }
     if (!chart_path.empty()) {
       std::ofstream(chart_path) << bench::results_to_svg_chart(
           results, "TFT activation memory saved vs step time (" + config_path + ")");

@@ -325,7 +325,8 @@ typedef struct tft_progress {
   int64_t epochs;          /* training.epochs */
   int64_t step;            /* 1-based within the epoch */
   int64_t steps_per_epoch; /* steps of this epoch */
-  double train_loss;       /* mean training loss of the epoch so far */
+  double train_loss;       /* mean training loss of the epoch so far (training on a GPU: over
+                              the steps read back from it, at most 0.1 s behind) */
   double validation_loss;  /* TFT_PROGRESS_EPOCH only; NaN otherwise and without validation */
   double samples_per_second;     /* this epoch so far */
   int64_t peak_activation_bytes; /* largest step of the epoch so far */

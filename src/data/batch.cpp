@@ -6,15 +6,26 @@
 
 namespace tft {
 
-TrainingBatch TrainingBatch::to(const torch::Device& device, bool non_blocking) const {
+namespace {
+
+torch::Tensor to_device(const torch::Tensor& t, const torch::Device& device) {
+  if (!t.defined() || t.device() == device) return t;
+  if (device.is_cuda() && t.is_cpu()) return t.pin_memory().to(device, /*non_blocking=*/true);
+  return t.to(device);
+}
+
+}  // namespace
+
+TFTBatch to_device(const TFTBatch& batch, const torch::Device& device) {
+  return {to_device(batch.static_reals, device),  to_device(batch.static_categoricals, device),
+          to_device(batch.encoder_reals, device), to_device(batch.encoder_categoricals, device),
+          to_device(batch.decoder_reals, device), to_device(batch.decoder_categoricals, device)};
+}
+
+TrainingBatch TrainingBatch::to(const torch::Device& device) const {
   TrainingBatch out;
-  out.inputs.static_reals = inputs.static_reals.to(device, non_blocking);
-  out.inputs.static_categoricals = inputs.static_categoricals.to(device, non_blocking);
-  out.inputs.encoder_reals = inputs.encoder_reals.to(device, non_blocking);
-  out.inputs.encoder_categoricals = inputs.encoder_categoricals.to(device, non_blocking);
-  out.inputs.decoder_reals = inputs.decoder_reals.to(device, non_blocking);
-  out.inputs.decoder_categoricals = inputs.decoder_categoricals.to(device, non_blocking);
-  out.targets = targets.to(device, non_blocking);
+  out.inputs = to_device(inputs, device);
+  out.targets = to_device(targets, device);
   out.series = series;
   out.decoder_times = decoder_times;
   return out;

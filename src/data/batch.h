@@ -21,9 +21,14 @@ struct TrainingBatch {
   torch::Tensor decoder_times;  // [B, T_dec] int64: time values (TimeSeriesDataset::format_time)
 
   // A copy with every tensor on `device` (series and decoder_times stay on the CPU: they are
-  // for writing results, not for the model).
-  TrainingBatch to(const torch::Device& device, bool non_blocking = false) const;
+  // for writing results, not for the model). To a GPU the tensors go through pinned memory
+  // and the copies are queued, not waited for: a copy from ordinary (pageable) memory would
+  // first wait for all the GPU's queued work, once per batch.
+  TrainingBatch to(const torch::Device& device) const;
 };
+
+// The model's inputs on `device`, copied as TrainingBatch::to copies them.
+TFTBatch to_device(const TFTBatch& batch, const torch::Device& device);
 
 // A batch of `size` samples shaped for `dataset` (uninitialised CPU tensors), to fill in.
 TrainingBatch empty_batch(const TimeSeriesDataset& dataset, std::int64_t size);

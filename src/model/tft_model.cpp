@@ -63,10 +63,14 @@ torch::Tensor checked(const char* field, const torch::Tensor& t, std::vector<int
   return t;
 }
 
-// Codes outside [0, cardinality) would index past an embedding table.
+// Codes outside [0, cardinality) would index past an embedding table. A tensor whose columns
+// do not match the variables is left to the shape checks.
 void check_codes(const char* field, const torch::Tensor& codes,
                  const std::vector<CategoricalVariable>& variables) {
-  if (!codes.defined() || codes.numel() == 0) return;
+  if (!codes.defined() || codes.numel() == 0 || codes.dim() < 1 ||
+      codes.size(-1) != static_cast<int64_t>(variables.size())) {
+    return;
+  }
   torch::NoGradGuard no_grad;
   const auto flat = codes.reshape({-1, codes.size(-1)});
   const auto low = at::amin(flat, {0}).cpu(), high = at::amax(flat, {0}).cpu();
@@ -302,6 +306,14 @@ TFTModelImpl::Encoded TFTModelImpl::run_lstm(std::size_t unit, torch::nn::LSTM& 
   return encoded;
 }
 
+void TFTModelImpl::check_categorical_codes(const TFTBatch& batch) const {
+  const auto& schema = config_.schema;
+  check_codes("static_categoricals", batch.static_categoricals, schema.static_categoricals);
+  check_codes("encoder_categoricals", batch.encoder_categoricals,
+              schema.historical_categoricals());
+  check_codes("decoder_categoricals", batch.decoder_categoricals, schema.known_categoricals);
+}
+
 TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
   const auto& schema = config_.schema;
   const int64_t encoder_steps = config_.encoder_length;
@@ -332,9 +344,9 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
   in.decoder_categoricals = checked("decoder_categoricals", batch.decoder_categoricals,
                                     {b, decoder_steps, count(schema.known_categoricals)}, true,
                                     dtype);
-  check_codes("static_categoricals", in.static_categoricals, schema.static_categoricals);
-  check_codes("encoder_categoricals", in.encoder_categoricals, schema.historical_categoricals());
-  check_codes("decoder_categoricals", in.decoder_categoricals, schema.known_categoricals);
+  // Reading codes back from a GPU would stall it on every forward; there the codes are the
+  // producer's to check (our datasets encode them in range; check_categorical_codes otherwise).
+  if (in.encoder_reals.device().is_cpu()) check_categorical_codes(in);
 
   // Unit 0: static covariate encoder.
   const StaticContexts statics = encode_static(in, b);

@@ -86,9 +86,15 @@ class TFTModelImpl : public torch::nn::Module {
   // Validates the config (ConfigError on a broken rule).
   explicit TFTModelImpl(ModelConfig config);
 
-  // Throws DataError when a tensor's shape or dtype does not match the config, or a
-  // categorical code is outside [0, cardinality).
+  // Throws DataError when a tensor's shape or dtype does not match the config, or (for a
+  // batch on the CPU) a categorical code is outside [0, cardinality). A batch on a GPU is
+  // not read back to check its codes, which would stall the device on every step: check it
+  // with check_categorical_codes before moving it there, unless its producer guarantees them.
   TFTOutput forward(const TFTBatch& batch);
+
+  // DataError naming the field, variable and code when a categorical code is outside
+  // [0, cardinality). Synchronises with the device the codes are on.
+  void check_categorical_codes(const TFTBatch& batch) const;
 
   // The checkpointable units in forward order (ModelConfig::unit_names()).
   std::vector<UnitInfo> units() const;

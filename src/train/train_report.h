@@ -26,7 +26,8 @@ struct TrainProgress {
   std::int64_t epochs = 0;  // configured training.epochs
   std::int64_t step = 0;    // 1-based within the epoch (== steps at Kind::Epoch)
   std::int64_t steps = 0;   // steps of this epoch
-  double loss = 0.0;        // mean training loss of the epoch so far
+  double loss = 0.0;        // mean training loss of the epoch so far (on a GPU: over the
+                            // steps read back from it, at most 0.1 s behind)
   double samples_per_second = 0.0;         // this epoch so far
   std::int64_t peak_activation_bytes = 0;  // largest step of the epoch so far
   double learning_rate = 0.0;

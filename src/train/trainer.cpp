@@ -10,6 +10,8 @@
 #include <vector>
 
 #include <ATen/Parallel.h>
+#include <ATen/ops/empty.h>
+#include <ATen/ops/stack.h>
 #include <ATen/ops/zeros_like.h>
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
@@ -21,10 +23,12 @@
 #include "memory/memory_meter.h"
 #include "model/quantile_loss.h"
 #include "train/atomic_file.h"
+#include "train/device.h"
 #include "train/early_stopping.h"
 #include "train/forecast_csv.h"
 #include "train/checkpoint_planning.h"
 #include "train/forecast_svg.h"
+#include "train/fused_adam.h"
 #include "train/gradient_buffers.h"
 #include "train/gradient_clipping.h"
 #include "train/lr_schedule.h"
@@ -33,10 +37,6 @@
 #include "train/saved_model.h"
 #include "train/snapshot.h"
 #include "train/summary.h"
-
-#ifdef TFT_WITH_CUDA
-#include <torch/cuda.h>
-#endif
 
 namespace tft {
 
@@ -48,28 +48,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-c10::Device parse_device(const std::string& text) {
-  std::optional<c10::Device> device;
-  try {
-    device = c10::Device(text);
-  } catch (const c10::Error&) {
-    throw ConfigError("training.device: '" + text + "' is not a device (cpu, cuda, cuda:N)");
-  }
-  if (device->is_cpu()) return *device;
-  if (device->is_cuda()) {
-#ifdef TFT_WITH_CUDA
-    if (!torch::cuda::is_available()) {
-      throw UnsupportedError("training.device: '" + text + "': no CUDA device is available");
-    }
-    return *device;
-#else
-    throw UnsupportedError("training.device: '" + text +
-                           "': this build has no CUDA support (rebuild with -DTFT_WITH_CUDA=ON)");
-#endif
-  }
-  throw UnsupportedError("training.device: '" + text + "': only cpu and cuda are supported");
 }
 
 void set_learning_rate(torch::optim::Optimizer& optimizer, double lr) {
@@ -103,7 +81,7 @@ struct Trainer::State {
   State(TrainConfig c, TimeSeriesDataset d) : config(std::move(c)), dataset(std::move(d)) {}
 
   void new_optimizer() {
-    optimizer = std::make_unique<torch::optim::Adam>(
+    optimizer = std::make_unique<FusedAdam>(
         model->parameters(), torch::optim::AdamOptions(config.training.learning_rate));
   }
 };
@@ -132,7 +110,7 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
   }
   state_ = std::make_unique<State>(std::move(config), std::move(dataset));
   State& s = *state_;
-  s.device = parse_device(s.config.training.device);
+  s.device = resolve_device(s.config.training.device, "training.device");
   s.model_config = make_model_config(s.config, s.dataset.schema());
 
   seed_all_generators(s.config.training.seed);
@@ -341,38 +319,62 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       const auto steps = static_cast<std::int64_t>(batches.size());
       double loss_sum = 0.0;
       std::int64_t samples = 0, peak = 0;
+      // Each step's loss and gradient norm stay on the device, and the host reads them back in
+      // batches: on a GPU, at the epoch's end and, for a progress callback, at most ten times a
+      // second (as often as the printer redraws); on the CPU, where reading costs nothing,
+      // after every step. So the GPU never idles while the host looks at a number. Reading
+      // checks them in step order, with the messages of a check right after each step; a NaN
+      // found late has cost only the steps after it, as the best weights come back either way.
+      const at::Tensor step_stats =
+          at::empty({steps, 2}, at::TensorOptions().dtype(at::kDouble).device(s.device));
+      std::vector<std::int64_t> step_samples;
+      std::int64_t steps_read = 0, samples_read = 0;
+      Clock::time_point last_read{};
+      const auto read_steps = [&](std::int64_t end) {
+        const at::Tensor host = step_stats.slice(0, steps_read, end).cpu();
+        const auto rows = host.accessor<double, 2>();
+        for (std::int64_t i = 0; i < end - steps_read; ++i) {
+          const std::int64_t step = steps_read + i;
+          const std::string where = " at epoch " + std::to_string(epoch) + ", step " +
+                                    std::to_string(step + 1) + "/" + std::to_string(steps);
+          const double loss_value = rows[i][0], norm = rows[i][1];
+          if (!std::isfinite(loss_value)) {
+            numerical_failure("training loss is " + loss_text(loss_value) + where, lr);
+          }
+          if (!std::isfinite(norm)) {
+            numerical_failure("gradient norm is " + loss_text(norm) + where, lr);
+          }
+          const std::int64_t b = step_samples[static_cast<std::size_t>(step)];
+          loss_sum += loss_value * static_cast<double>(b);
+          samples_read += b;
+        }
+        steps_read = end;
+        last_read = Clock::now();
+      };
       const Clock::time_point start = Clock::now();
       for (std::int64_t step = 0; step < steps; ++step) {
         if (cancel_requested_.exchange(false)) cancelled(epoch, step + 1, steps);
         const TrainingBatch batch =
             gather_batch(s.dataset, batches[static_cast<std::size_t>(step)]).to(s.device);
         zero_gradients(parameters);
-        double loss_value = 0.0;
+        at::Tensor loss;
         {
           memory::ActivationProbe probe(meter);
           const TFTOutput output = s.model->forward(batch.inputs);
-          const at::Tensor loss = s.loss->forward(output.prediction, batch.targets);
-          loss_value = loss.item<double>();
-          if (!std::isfinite(loss_value)) {
-            numerical_failure("training loss is " + loss_text(loss_value) + " at epoch " +
-                                  std::to_string(epoch) + ", step " + std::to_string(step + 1) +
-                                  "/" + std::to_string(steps),
-                              lr);
-          }
+          loss = s.loss->forward(output.prediction, batch.targets);
           loss.backward();
           peak = std::max(peak, probe.activation_peak_bytes());
         }
-        const double norm = clip_gradient_norm(parameters, tc.gradient_clip_norm);
-        if (!std::isfinite(norm)) {
-          numerical_failure("gradient norm is " + loss_text(norm) + " at epoch " +
-                                std::to_string(epoch) + ", step " + std::to_string(step + 1) +
-                                "/" + std::to_string(steps),
-                            lr);
+        const at::Tensor norm = clip_gradient_norm(parameters, tc.gradient_clip_norm);
+        step_stats[step].copy_(at::stack({loss.detach().to(at::kDouble), norm.to(s.device)}));
+        step_samples.push_back(batch.targets.size(0));
+        samples += batch.targets.size(0);
+        if (s.device.is_cpu() ||
+            (progress && (steps_read == 0 || step + 1 == steps ||
+                          Clock::now() - last_read >= std::chrono::milliseconds(100)))) {
+          read_steps(step + 1);
         }
         s.optimizer->step();
-        const std::int64_t b = batch.targets.size(0);
-        loss_sum += loss_value * static_cast<double>(b);
-        samples += b;
         if (progress) {
           const double elapsed = seconds_since(start);
           TrainProgress p;
@@ -381,13 +383,14 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
           p.epochs = epochs;
           p.step = step + 1;
           p.steps = steps;
-          p.loss = loss_sum / static_cast<double>(samples);
+          p.loss = loss_sum / static_cast<double>(samples_read);
           p.samples_per_second = elapsed > 0 ? static_cast<double>(samples) / elapsed : 0.0;
           p.peak_activation_bytes = peak;
           p.learning_rate = lr;
           if (!progress(p)) cancelled(epoch, step + 1, steps);
         }
       }
+      read_steps(steps);
       const double seconds = seconds_since(start);
 
       EpochMetrics m;

@@ -12,12 +12,14 @@
 #include <torch/torch.h>
 
 #include "common/error.h"
+#include "common/torch_compat.h"
 #include "config/train_config.h"
 #include "data/csv_reader.h"
 #include "data/time_series_dataset.h"
 #include "train/atomic_file.h"
 #include "train/early_stopping.h"
 #include "train/forecast_csv.h"
+#include "train/fused_adam.h"
 #include "train/future_window.h"
 #include "train/gradient_clipping.h"
 #include "train/lr_schedule.h"
@@ -134,17 +136,61 @@ TFT_TEST(test_gradient_clipping) {
   torch::Tensor b = torch::zeros({1}, torch::requires_grad());
   a.mutable_grad() = torch::tensor({3.0f});
   b.mutable_grad() = torch::tensor({4.0f});
-  assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 10.0) - 5.0) < 1e-9);
+  assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 10.0).item<double>() - 5.0) < 1e-9);
   assert_true(a.grad().item<float>() == 3.0f);  // below the limit: untouched
-  assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 1.0) - 5.0) < 1e-9);
+  assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 1.0).item<double>() - 5.0) < 1e-9);
   assert_true(std::fabs(a.grad().item<float>() - 0.6f) < 1e-6);
   assert_true(std::fabs(b.grad().item<float>() - 0.8f) < 1e-6);
-  assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 0.0) - 1.0) < 1e-5);  // measure only
+  assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 0.0).item<double>() - 1.0) < 1e-5);  // measure only
   b.mutable_grad() = torch::tensor({std::numeric_limits<float>::infinity()});
-  assert_true(std::isinf(tft::clip_gradient_norm({a, b}, 1.0)));
+  assert_true(std::isinf(tft::clip_gradient_norm({a, b}, 1.0).item<double>()));
   assert_true(std::fabs(a.grad().item<float>() - 0.6f) < 1e-6);  // not spread
   torch::Tensor none = torch::zeros({1}, torch::requires_grad());
-  assert_true(tft::clip_gradient_norm({none}, 1.0) == 0.0);
+  assert_true(tft::clip_gradient_norm({none}, 1.0).item<double>() == 0.0);
+}
+
+// FusedAdam against LibTorch's Adam on the same gradients: the same numbers up to rounding
+// (one fused pass rounds differently in the last bits), the same state, and a parameter
+// without a gradient left alone.
+TFT_TEST(test_fused_adam_matches_adam) {
+  for (const bool amsgrad : {false, true}) {
+    torch::manual_seed(3);
+    std::vector<torch::Tensor> initial = {torch::randn({7, 5}), torch::randn({5}),
+                                          torch::randn({2, 3, 4}), torch::randn({3})};
+    std::vector<torch::Tensor> a_params, b_params;
+    for (const auto& t : initial) {
+      a_params.push_back(t.clone().requires_grad_(true));
+      b_params.push_back(t.clone().requires_grad_(true));
+    }
+    const auto options =
+        torch::optim::AdamOptions(0.05).weight_decay(0.01).amsgrad(amsgrad).eps(1e-6);
+    torch::optim::Adam reference(a_params, options);
+    tft::FusedAdam fused(b_params, options);
+    for (int step = 0; step < 6; ++step) {
+      for (std::size_t i = 0; i + 1 < initial.size(); ++i) {  // the last one gets no gradient
+        const torch::Tensor g = torch::randn_like(initial[i]) * (step + 1);
+        a_params[i].mutable_grad() = g.clone();
+        b_params[i].mutable_grad() = g.clone();
+      }
+      reference.step();
+      fused.step();
+    }
+    for (std::size_t i = 0; i < initial.size(); ++i) {
+      const double diff = (a_params[i] - b_params[i]).abs().max().item<double>();
+      if (diff > 1e-5) fail_msg("amsgrad %d, parameter %zu: differs by %g", amsgrad, i, diff);
+    }
+    assert_true(torch::equal(b_params.back(), initial.back()));  // no gradient: untouched
+    assert_int_equal(fused.state().size(), initial.size() - 1);
+    for (std::size_t i = 0; i + 1 < initial.size(); ++i) {
+      auto& a = dynamic_cast<torch::optim::AdamParamState&>(
+          *tft::compat::optimizer_state(reference, a_params[i]));
+      auto& b = dynamic_cast<torch::optim::AdamParamState&>(
+          *tft::compat::optimizer_state(fused, b_params[i]));
+      assert_int_equal(a.step(), b.step());
+      assert_true((a.exp_avg() - b.exp_avg()).abs().max().item<double>() < 1e-5);
+      assert_true((a.exp_avg_sq() - b.exp_avg_sq()).abs().max().item<double>() < 1e-4);
+    }
+  }
 }
 
 TFT_TEST(test_atomic_files_and_folders) {
@@ -320,6 +366,7 @@ int main() {
       cmocka_unit_test(test_early_stopping),
       cmocka_unit_test(test_metrics_by_hand),
       cmocka_unit_test(test_gradient_clipping),
+      cmocka_unit_test(test_fused_adam_matches_adam),
       cmocka_unit_test(test_atomic_files_and_folders),
       cmocka_unit_test(test_model_config_json_round_trip),
       cmocka_unit_test(test_window_after_the_data),

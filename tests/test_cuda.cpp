@@ -1,0 +1,207 @@
+// What a run on a GPU must keep from a run on the CPU: checkpointing's bitwise gradients (the
+// CUDA dropout generator restored for the recompute), the memory meter's numbers (the CUDA
+// caching allocator's), and the trainer end to end (learning, the saved model, a resumed run
+// ending bitwise like an uninterrupted one).
+//
+// Labelled `cuda` in ctest. Without a CUDA build or without a GPU it prints why and exits 77,
+// which ctest reports as skipped. Deterministic algorithms are on for the whole suite (and
+// CUBLAS_WORKSPACE_CONFIG set by ctest), as bitwise comparisons on a GPU need.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <ATen/Context.h>
+
+#include "data/batch.h"
+#include "memory/memory_meter.h"
+#include "model/quantile_loss.h"
+#include "train/device.h"
+#include "train/saved_model.h"
+#include "train/trainer.h"
+
+#include "model/model_test_support.h"
+#include "train/train_test_support.h"
+
+#include "support/cmocka_cpp.h"
+
+#ifdef TFT_WITH_CUDA
+
+namespace fs = std::filesystem;
+using tft::CheckpointConfig;
+using tft::TFTBatch;
+using tft::TFTModel;
+using namespace tft::testing;
+
+namespace {
+
+const c10::Device kGpu(c10::DeviceType::CUDA, 0);
+
+struct StepResult {
+  torch::Tensor loss;
+  std::vector<torch::Tensor> grads;
+};
+
+StepResult training_step(TFTModel& model, tft::QuantileLoss& loss_fn, const TFTBatch& batch,
+                         const torch::Tensor& target, const CheckpointConfig& checkpoint) {
+  model->set_checkpointing(checkpoint);
+  for (auto& p : model->parameters()) {
+    if (p.grad().defined()) p.mutable_grad().zero_();
+  }
+  torch::manual_seed(42);  // seeds the CUDA generators as well: the same dropout masks
+  auto loss = loss_fn(model->forward(batch).prediction, target);
+  loss.backward();
+  StepResult r;
+  r.loss = loss.detach().clone();
+  for (const auto& p : model->parameters()) {
+    r.grads.push_back(p.grad().defined() ? p.grad().clone() : torch::Tensor());
+  }
+  return r;
+}
+
+}  // namespace
+
+TFT_TEST(checkpointed_gradients_are_bitwise_equal_on_cuda) {
+  auto c = small_config(full_schema(), 12, 5);
+  c.lstm_layers = 2;
+  c.decoder_layers = 2;
+  torch::manual_seed(5);
+  TFTModel model(c);
+  model->to(kGpu);
+  model->train();
+  tft::QuantileLoss loss_fn(c.quantiles);
+  const TFTBatch batch = tft::to_device(random_batch(c, 8), kGpu);
+  const torch::Tensor target = torch::randn({8, c.prediction_length}).to(kGpu);
+
+  const StepResult reference =
+      training_step(model, loss_fn, batch, target, CheckpointConfig::none());
+  assert_true(reference.loss.is_cuda());
+  assert_true(std::isfinite(reference.loss.item<double>()));
+  // Dropout draws on the GPU: another seed, another loss.
+  torch::manual_seed(43);
+  const double other = loss_fn(model->forward(batch).prediction, target).item<double>();
+  assert_true(other != reference.loss.item<double>());
+
+  const std::vector<std::pair<std::string, CheckpointConfig>> settings = {
+      {"all units", CheckpointConfig::uniform(1)},
+      {"uniform(2)", CheckpointConfig::uniform(2)},
+      {"lstm_encoder", CheckpointConfig::selective({3})},
+      {"selective({1,3})", CheckpointConfig::selective({1, 3})},
+  };
+  for (const auto& [name, config] : settings) {
+    const StepResult r = training_step(model, loss_fn, batch, target, config);
+    if (!torch::equal(r.loss, reference.loss)) fail_msg("%s: the loss differs", name.c_str());
+    for (std::size_t i = 0; i < r.grads.size(); ++i) {
+      if (r.grads[i].defined() != reference.grads[i].defined() ||
+          (r.grads[i].defined() && !torch::equal(r.grads[i], reference.grads[i]))) {
+        fail_msg("%s: gradient %zu differs from the one without checkpointing", name.c_str(), i);
+      }
+    }
+  }
+}
+
+TFT_TEST(memory_meter_reads_the_cuda_caching_allocator) {
+  tft::memory::MemoryMeter meter(c10::Device(c10::DeviceType::CUDA));  // the current device
+  const std::int64_t before = meter.current_bytes();
+  constexpr std::int64_t kBytes = 64 << 20;
+  meter.reset_peak();
+  {
+    const torch::Tensor block = torch::empty({kBytes / 4}, torch::device(kGpu));
+    assert_true(meter.current_bytes() >= before + kBytes);
+    assert_true(meter.peak_bytes() >= meter.current_bytes());
+    // The CPU's allocations are not the GPU's.
+    const std::int64_t on_gpu_now = meter.current_bytes();
+    const torch::Tensor host = torch::empty({kBytes / 4});
+    assert_int_equal(meter.current_bytes(), on_gpu_now);
+  }
+  assert_int_equal(meter.current_bytes(), before);
+  assert_true(meter.peak_bytes() >= before + kBytes);
+  meter.reset_peak();
+  assert_int_equal(meter.peak_bytes(), meter.current_bytes());
+
+  // The probe sees what autograd keeps for backward, and only that.
+  tft::memory::ActivationProbe probe(meter);
+  const torch::Tensor w = torch::randn({1024, 1024}, torch::device(kGpu).requires_grad(true));
+  const torch::Tensor x = torch::randn({256, 1024}, torch::device(kGpu));
+  torch::tanh(x.matmul(w)).sum().backward();
+  assert_true(probe.activation_peak_bytes() >= 256 * 1024 * 4);
+}
+
+TFT_TEST(trainer_on_cuda_learns_saves_and_resumes_bitwise) {
+  const fs::path dir = scratch_dir("cuda");
+  write_text(dir / "data.csv", synthetic_csv(80));
+  tft::TrainConfig four = synthetic_config(dir / "data.csv", dir / "straight");
+  four.training.device = "cuda";
+  four.training.epochs = 4;
+  four.training.lr_schedule.patience = 1;
+  tft::Trainer straight(four);
+  const tft::TrainReport a = straight.train();
+  assert_true(straight.model()->parameters().front().is_cuda());
+  assert_true(a.best_validation_loss < a.initial_validation_loss);
+  assert_true(a.peak_activation_bytes > 0);
+
+  // Two epochs, then a resumed run to four: bitwise the uninterrupted run.
+  tft::TrainConfig two = four;
+  two.training.epochs = 2;
+  two.output.directory = (dir / "interrupted").string();
+  {
+    tft::Trainer first(two);
+    assert_int_equal(first.train().epochs_run, 2);
+  }
+  tft::TrainConfig again = four;
+  again.output.directory = two.output.directory;
+  tft::Trainer second(again);
+  const tft::TrainReport b = second.train(nullptr, /*resume=*/true);
+  assert_int_equal(b.resumed_from_epoch, 2);
+  assert_int_equal(b.history.size(), 4);
+  for (std::size_t i = 0; i < 4; ++i) {
+    if (a.history[i].train_loss != b.history[i].train_loss ||
+        a.history[i].validation.loss != b.history[i].validation.loss) {
+      fail_msg("epoch %zu: the resumed run's losses differ", i + 1);
+    }
+  }
+  assert_true(same_weights(straight.model(), second.model()));
+
+  // The saved model holds the GPU model's weights exactly; it predicts on the CPU, so its
+  // forecasts match to rounding, not bitwise.
+  tft::SavedModel saved = tft::SavedModel::load(dir / "straight" / "model");
+  assert_true(same_weights(saved.model(), straight.model()));
+  const tft::Predictions gpu = straight.predict();
+  const tft::Predictions cpu = saved.predict(straight.dataset());
+  assert_int_equal(gpu.forecasts.size(), cpu.forecasts.size());
+  for (std::size_t i = 0; i < gpu.forecasts.size(); ++i) {
+    const auto& x = gpu.forecasts[i].values;
+    const auto& y = cpu.forecasts[i].values;
+    assert_int_equal(x.size(), y.size());
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      if (!(std::fabs(x[k] - y[k]) <= 1e-3f * (1.0f + std::fabs(y[k])))) {
+        fail_msg("forecast %zu value %zu: GPU %g, CPU %g", i, k, x[k], y[k]);
+      }
+    }
+  }
+  fs::remove_all(dir);
+}
+
+#endif  // TFT_WITH_CUDA
+
+int main() {
+#ifndef TFT_WITH_CUDA
+  std::printf("test_cuda: skipped: this build has no CUDA support (-DTFT_WITH_CUDA=ON)\n");
+  return 77;
+#else
+  if (tft::cuda_device_count() == 0) {
+    std::printf("test_cuda: skipped: no CUDA device is available\n");
+    return 77;
+  }
+  at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(checkpointed_gradients_are_bitwise_equal_on_cuda),
+      cmocka_unit_test(memory_meter_reads_the_cuda_caching_allocator),
+      cmocka_unit_test(trainer_on_cuda_learns_saves_and_resumes_bitwise),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+#endif
+}
