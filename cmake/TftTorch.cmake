@@ -155,6 +155,8 @@ endif()
 # LibTorch 2.10 on keeps the numbers in torch/headeronly/version.h, which torch/version.h
 # includes.
 get_filename_component(_tft_torch_include_dir "${_tft_torch_version_header}/../../../../../.." ABSOLUTE)
+# The folder with ATen/, c10/ and torch/csrc/ (src/distributed looks for c10d's headers there).
+set(TFT_TORCH_INCLUDE_DIR "${_tft_torch_include_dir}")
 if(EXISTS "${_tft_torch_version_header}")
   file(STRINGS "${_tft_torch_version_header}" _defines REGEX "define TORCH_VERSION_MAJOR")
   if(NOT _defines AND EXISTS "${_tft_torch_include_dir}/torch/headeronly/version.h")

@@ -2,7 +2,7 @@
 # Prepares bench/gpu/payload/ HERE (Debian 12, with network) for one call on a lent GPU machine,
 # which has no network and none of our Debian build packages:
 #   deps/    Debian 12 .debs unpacked with `dpkg -x` (no root): yaml-cpp, nlohmann-json, CLI11,
-#            cmocka, and pkgconf + ninja for a machine that lacks them (run.sh puts their bin/
+#            cmocka, Gloo's headers (src/distributed), and pkgconf + ninja for a machine that lacks them (run.sh puts their bin/
 #            at the END of PATH, so the machine's own win). The CMake config files compute their
 #            prefix from their own location; the .pc files are rewritten here to ${pcfiledir}.
 #   wheels/  the two peer wheels the machine lacks (pytorch-forecasting, scikit-base), at the
@@ -16,7 +16,7 @@ payload="$here/payload"
 deps="$payload/deps"
 wheels="$payload/wheels"
 packages=(libyaml-cpp-dev libyaml-cpp0.7 nlohmann-json3-dev libcli11-dev libcmocka-dev libcmocka0
-          pkgconf-bin libpkgconf3 ninja-build)
+          libgloo-dev pkgconf-bin libpkgconf3 ninja-build)
 
 # --- Debian packages --------------------------------------------------------------------------
 stamp="$deps/.packages"
@@ -43,6 +43,9 @@ else
   cp "$deps/usr/bin/pkgconf" "$deps/usr/bin/pkg-config"
   # Only the shared library travels (the targets file names libyaml-cpp.so.0.7.0 alone).
   rm -f "$deps/usr/lib/x86_64-linux-gnu/libyaml-cpp.a"
+  # Gloo travels for its headers only (LibTorch has Gloo's code built in): drop its library
+  # links, which point into libgloo0, a package not taken.
+  rm -rf "$deps"/usr/lib/libgloo* "$deps"/usr/share/cmake/Gloo
   # Links become plain copies: the device call's carry need not keep symbolic links.
   while IFS= read -r link; do
     target="$(readlink -f "$link")"

@@ -138,7 +138,8 @@ if [[ "$mode" == gpu ]]; then
     -DTFT_WITH_CUDA=ON -DTFT_BUILD_BINDINGS=OFF -DTFT_TORCH_PREFIX="$torch_prefix" \
     -Dyaml-cpp_DIR="$deplib/cmake/yaml-cpp" \
     -Dnlohmann_json_DIR="$deps/share/cmake/nlohmann_json" \
-    -DCLI11_DIR="$deps/share/cmake/CLI11"
+    -DCLI11_DIR="$deps/share/cmake/CLI11" \
+    -DTFT_GLOO_INCLUDE_DIR="$deps/include"
   # Keep going past a failing file (-k) so tft-bench and the other tests still get built.
   keep_going=(-k 0)
   [[ "$generator" == Ninja ]] || keep_going=(-k)
