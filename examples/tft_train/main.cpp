@@ -3,7 +3,11 @@
 //
 //   tft-train --config examples/configs/sp500.yaml [--data FILE.csv] [--epochs N]
 //             [--output DIR] [--use-gradient-checkpointing | --no-gradient-checkpointing]
-//             [--resume] [--threads N] [--seed N] [--device cpu|cuda|cuda:N]
+//             [--resume] [--threads N] [--seed N] [--device cpu|cuda|cuda:N] [--nproc N]
+//
+// Data parallelism (docs/distributed.md): started by torchrun (or any launcher that sets RANK,
+// WORLD_SIZE, MASTER_ADDR, MASTER_PORT) it trains as one rank of the job; --nproc N starts N
+// local ranks itself. Only rank 0 prints progress and the summary and writes files.
 //
 // Flags override the YAML; relative --data / --output paths are taken from the current folder.
 // --use-gradient-checkpointing checkpoints every unit unless the YAML already chose a
@@ -15,12 +19,14 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <iostream>
 #include <string>
 #include <system_error>
 #include <variant>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <c10/util/Exception.h>
@@ -28,6 +34,7 @@
 #include "common/error.h"
 #include "config/train_config.h"
 #include "config/train_config_io.h"
+#include "local_launcher.h"
 #include "train/progress_printer.h"
 #include "train/summary.h"
 #include "train/trainer.h"
@@ -97,7 +104,23 @@ struct Options {
   bool use_checkpointing = false;
   bool no_checkpointing = false;
   bool resume = false;
+  int nproc = 1;
 };
+
+// argv without --nproc and its value ("--nproc N" or "--nproc=N").
+std::vector<std::string> without_nproc(int argc, char** argv) {
+  std::vector<std::string> out;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--nproc") {
+      ++i;
+      continue;
+    }
+    if (arg.rfind("--nproc=", 0) == 0) continue;
+    out.push_back(arg);
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -131,6 +154,10 @@ int main(int argc, char** argv) {
   CLI::Option* device =
       app.add_option("--device", o.device, "training.device: cpu, cuda or cuda:N")
           ->type_name("DEVICE");
+  app.add_option("--nproc", o.nproc,
+                 "start N local ranks of a data-parallel job (docs/distributed.md)")
+      ->check(CLI::Range(1, 1024))
+      ->type_name("N");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -138,7 +165,20 @@ int main(int argc, char** argv) {
     return fail(kExitUsage, std::string(e.what()) + " (see tft-train --help)");
   }
 
+  if (o.nproc > 1) {
+    if (std::getenv("WORLD_SIZE") != nullptr) {
+      return fail(kExitUsage, "--nproc: WORLD_SIZE is set, so a launcher started this process "
+                              "already; drop --nproc");
+    }
+    try {
+      return tft_train::run_local_ranks(o.nproc, without_nproc(argc, argv));
+    } catch (const std::exception& e) {
+      return fail(kExitError, e.what());
+    }
+  }
+
   tft::ProgressPrinter printer(stderr);
+  std::string rank_prefix;  // "rank R: " in a job of several ranks
   try {
     tft::TrainConfig config = tft::load_train_config_file(o.config);
     if (data->count() > 0) config.data.path = absolute(o.data);
@@ -156,19 +196,29 @@ int main(int argc, char** argv) {
 
     std::signal(SIGINT, on_interrupt);
     tft::Trainer trainer(config);
-    std::fprintf(stderr, "tft-train: %zu series, %zu training and %zu validation windows; %s\n",
-                 trainer.dataset().series().size(), trainer.dataset().training_windows().size(),
-                 trainer.dataset().validation_windows().size(),
-                 config.checkpoint.summary().c_str());
+    const bool lead = trainer.rank() == 0;
+    if (trainer.world_size() > 1) {
+      rank_prefix = "rank " + std::to_string(trainer.rank()) + ": ";
+    }
+    if (lead) {
+      std::fprintf(stderr, "tft-train: %zu series, %zu training and %zu validation windows; %s%s\n",
+                   trainer.dataset().series().size(), trainer.dataset().training_windows().size(),
+                   trainer.dataset().validation_windows().size(),
+                   config.checkpoint.summary().c_str(),
+                   trainer.world_size() > 1
+                       ? ("; " + std::to_string(trainer.world_size()) + " ranks").c_str()
+                       : "");
+    }
     const tft::TrainReport report = trainer.train(
-        [&](const tft::TrainProgress& p) { return printer(p) && g_interrupted == 0; }, o.resume);
-    std::cout << tft::summary_text(report) << std::flush;
+        [&](const tft::TrainProgress& p) { return (!lead || printer(p)) && g_interrupted == 0; },
+        o.resume);
+    if (lead) std::cout << tft::summary_text(report) << std::flush;
     return 0;
   } catch (const tft::CancelledError& e) {
-    return fail(kExitInterrupted, e.what(), &printer);
+    return fail(kExitInterrupted, rank_prefix + e.what(), &printer);
   } catch (const c10::Error& e) {
-    return fail(kExitError, e.what_without_backtrace(), &printer);
+    return fail(kExitError, rank_prefix + e.what_without_backtrace(), &printer);
   } catch (const std::exception& e) {
-    return fail(kExitError, e.what(), &printer);
+    return fail(kExitError, rank_prefix + e.what(), &printer);
   }
 }

@@ -196,6 +196,9 @@ std::optional<ConfigProblem> training_problem(const TrainingConfig& t) {
     return p;
   }
   if (auto p = at_least("training.threads", t.threads, 0)) return p;
+  if (auto p = at_least("training.distributed.timeout_seconds", t.distributed.timeout_seconds, 1)) {
+    return p;
+  }
   if (!valid_device(t.device)) {
     return problem("training.device",
                    "expected cpu, cuda or cuda:<index> (got \"" + t.device + "\")");
@@ -295,7 +298,9 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
       t.lr_schedule.patience == u.lr_schedule.patience &&
       t.lr_schedule.min_lr == u.lr_schedule.min_lr &&
       t.early_stopping_patience == u.early_stopping_patience && t.seed == u.seed &&
-      t.threads == u.threads && t.device == u.device;
+      t.threads == u.threads && t.device == u.device &&
+      t.distributed.backend == u.distributed.backend &&
+      t.distributed.timeout_seconds == u.distributed.timeout_seconds;
   return data_equal && windows_equal && split_equal && model_equal && training_equal &&
          a.checkpoint == b.checkpoint && a.output.directory == b.output.directory &&
          a.base_dir == b.base_dir;
@@ -337,6 +342,18 @@ const char* to_string(ScalingMode mode) {
       return "none";
   }
   return "per_series";
+}
+
+const char* to_string(DistributedBackend backend) {
+  switch (backend) {
+    case DistributedBackend::Auto:
+      return "auto";
+    case DistributedBackend::Gloo:
+      return "gloo";
+    case DistributedBackend::Nccl:
+      return "nccl";
+  }
+  return "auto";
 }
 
 const char* to_string(LrScheduleKind kind) {

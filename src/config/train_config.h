@@ -50,6 +50,13 @@ enum class ScalingMode {
   None,       // "none": values go to the model as they are
 };
 
+// The c10d backend of a data-parallel job (src/distributed).
+enum class DistributedBackend {
+  Auto,  // "auto": Gloo (the one this build has, on CPU and GPU tensors alike)
+  Gloo,  // "gloo"
+  Nccl,  // "nccl": GPUs only; not in this build yet (UnsupportedError when a job starts)
+};
+
 enum class LrScheduleKind {
   None,             // "none": a constant learning rate
   ReduceOnPlateau,  // "reduce_on_plateau": lr *= factor after `patience` epochs without a
@@ -133,6 +140,14 @@ struct LrScheduleConfig {
   double min_lr = 1e-6;   // >= 0
 };
 
+// Used only when the process is started as one rank of several (torchrun's WORLD_SIZE > 1, or
+// tft-train --nproc); docs/distributed.md.
+struct DistributedConfig {
+  DistributedBackend backend = DistributedBackend::Auto;
+  // How long a rank waits for the others (the rendezvous, every collective) before failing.
+  std::int64_t timeout_seconds = 300;
+};
+
 struct TrainingConfig {
   std::int64_t epochs = 20;
   std::int64_t batch_size = 64;
@@ -147,6 +162,7 @@ struct TrainingConfig {
   std::int64_t threads = 0;
   // "cpu", "cuda" or "cuda:<index>".
   std::string device = "cpu";
+  DistributedConfig distributed;
 };
 
 struct OutputConfig {
@@ -195,5 +211,6 @@ const char* to_string(MissingValuePolicy policy);
 const char* to_string(TimeFormat format);
 const char* to_string(ScalingMode mode);
 const char* to_string(LrScheduleKind kind);
+const char* to_string(DistributedBackend backend);
 
 }  // namespace tft

@@ -363,6 +363,13 @@ const std::vector<Field>& fields() {
                                  [](TrainConfig& c) -> std::int64_t& { return c.training.threads; }));
     f.push_back(
         string("training.device", [](TrainConfig& c) -> std::string& { return c.training.device; }));
+    f.push_back(choice<DistributedBackend>(
+        "training.distributed.backend",
+        [](TrainConfig& c) -> DistributedBackend& { return c.training.distributed.backend; },
+        {DistributedBackend::Auto, DistributedBackend::Gloo, DistributedBackend::Nccl}));
+    f.push_back(positive_int(
+        "training.distributed.timeout_seconds",
+        [](TrainConfig& c) -> std::int64_t& { return c.training.distributed.timeout_seconds; }));
     // output
     f.push_back(path("output.directory",
                      [](TrainConfig& c) -> std::string& { return c.output.directory; }));

@@ -2,8 +2,14 @@
 
 #include "common/error.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
 
 namespace tft::distributed {
@@ -48,7 +54,24 @@ std::optional<LaunchEnv> launch_env_from_environment(const EnvLookup& lookup) {
   env.local_rank = local == nullptr ? 0 : parse_int("LOCAL_RANK", local, 0, last, below_world);
   env.master_addr = required("MASTER_ADDR");
   env.master_port = parse_int("MASTER_PORT", required("MASTER_PORT"), 1, 65535);
+  const char* agent = get("TORCHELASTIC_USE_AGENT_STORE");
+  env.agent_store = agent != nullptr && std::string(agent) == "True";
   return env;
+}
+
+int free_local_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t length = sizeof address;
+  const bool ok = fd >= 0 &&
+                  ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0 &&
+                  ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) == 0;
+  const int error = errno;
+  if (fd >= 0) ::close(fd);
+  if (!ok) throw IoError(std::string("no free TCP port on 127.0.0.1: ") + std::strerror(error));
+  return ntohs(address.sin_port);
 }
 
 }  // namespace tft::distributed

@@ -14,6 +14,9 @@ struct LaunchEnv {
   int local_rank = 0;       // LOCAL_RANK: this process on its machine (its GPU); default 0
   std::string master_addr;  // MASTER_ADDR: the host of rank 0, which serves the rendezvous
   int master_port = 0;      // MASTER_PORT
+  // TORCHELASTIC_USE_AGENT_STORE=True: torchrun's agent already serves the store at
+  // MASTER_ADDR:MASTER_PORT, so rank 0 connects to it instead of serving one itself.
+  bool agent_store = false;
 };
 
 // Looks a variable up; nullptr when unset. std::getenv by default; tests pass their own.
@@ -24,5 +27,9 @@ using EnvLookup = std::function<const char*(const char*)>;
 // every value must fit (0 <= RANK < WORLD_SIZE, 0 <= LOCAL_RANK < WORLD_SIZE, a port in
 // 1..65535); ConfigError naming the variable and its value otherwise.
 std::optional<LaunchEnv> launch_env_from_environment(const EnvLookup& lookup = nullptr);
+
+// A TCP port nothing listens on at this moment (the kernel's pick for port 0 on 127.0.0.1), for
+// the MASTER_PORT of a job on this machine. IoError when no socket can be had.
+int free_local_port();
 
 }  // namespace tft::distributed

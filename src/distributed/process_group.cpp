@@ -5,6 +5,7 @@
 #include <ATen/ops/cat.h>
 #include <ATen/ops/tensor.h>
 #include <c10/util/irange.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/utils.h>
@@ -79,11 +80,13 @@ ProcessGroup::ProcessGroup(const LaunchEnv& env, std::chrono::milliseconds timeo
   try {
     c10d::TCPStoreOptions options;
     options.port = static_cast<std::uint16_t>(env.master_port);
-    options.isServer = env.rank == 0;
+    options.isServer = env.rank == 0 && !env.agent_store;
     options.numWorkers = static_cast<std::size_t>(env.world_size);
     options.waitWorkers = true;
     options.timeout = timeout;
-    impl_->store = c10::make_intrusive<c10d::TCPStore>(env.master_addr, options);
+    // Our keys under a prefix of their own: torchrun's agent keeps its keys in the same store.
+    impl_->store = c10::make_intrusive<c10d::PrefixStore>(
+        "tftrain", c10::make_intrusive<c10d::TCPStore>(env.master_addr, options));
     auto gloo_options = c10d::ProcessGroupGloo::Options::create(timeout);
     gloo_options->devices.push_back(gloo_device(env.master_addr));
     impl_->gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, env.rank,

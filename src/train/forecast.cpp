@@ -66,9 +66,9 @@ void for_each_batch_output(TFTModel& model, const TimeSeriesDataset& dataset,
   }
 }
 
-ValidationMetrics evaluate_windows(TFTModel& model, const TimeSeriesDataset& dataset,
-                                   const std::vector<Window>& windows, std::int64_t batch_size,
-                                   const c10::Device& device) {
+MetricAccumulator accumulate_windows(TFTModel& model, const TimeSeriesDataset& dataset,
+                                     const std::vector<Window>& windows, std::int64_t batch_size,
+                                     const c10::Device& device) {
   MetricAccumulator metrics(model->config().quantiles);
   for_each_batch_output(
       model, dataset, windows, batch_size, device,
@@ -78,7 +78,13 @@ ValidationMetrics evaluate_windows(TFTModel& model, const TimeSeriesDataset& dat
         metrics.add(prediction, target, unscale_target(dataset, batch.series, prediction),
                     unscale_target(dataset, batch.series, target));
       });
-  return metrics.result();
+  return metrics;
+}
+
+ValidationMetrics evaluate_windows(TFTModel& model, const TimeSeriesDataset& dataset,
+                                   const std::vector<Window>& windows, std::int64_t batch_size,
+                                   const c10::Device& device) {
+  return accumulate_windows(model, dataset, windows, batch_size, device).result();
 }
 
 Predictions predict_forecasts(TFTModel& model, const TimeSeriesDataset& dataset,

@@ -50,6 +50,12 @@ void for_each_batch_output(TFTModel& model, const TimeSeriesDataset& dataset,
                            const c10::Device& device,
                            const std::function<void(const TrainingBatch&, const TFTOutput&)>& fn);
 
+// The metric sums (metrics.h) over `windows`: accumulate_windows(...).result() is
+// evaluate_windows(...); the sums themselves can be added across processes.
+MetricAccumulator accumulate_windows(TFTModel& model, const TimeSeriesDataset& dataset,
+                                     const std::vector<Window>& windows, std::int64_t batch_size,
+                                     const c10::Device& device);
+
 // Loss, q-risk and MAE (metrics.h) over `windows`.
 ValidationMetrics evaluate_windows(TFTModel& model, const TimeSeriesDataset& dataset,
                                    const std::vector<Window>& windows, std::int64_t batch_size,

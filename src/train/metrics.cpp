@@ -65,6 +65,32 @@ void MetricAccumulator::add(const at::Tensor& prediction, const at::Tensor& targ
   if (p90_) ql90_sum_ += quantile_loss_sum(*p90_);
 }
 
+std::vector<double> MetricAccumulator::totals() const {
+  return {loss_sum_,
+          static_cast<double>(loss_count_),
+          ql50_sum_,
+          ql90_sum_,
+          abs_target_sum_,
+          abs_error50_sum_,
+          static_cast<double>(points_),
+          static_cast<double>(windows_)};
+}
+
+void MetricAccumulator::set_totals(const std::vector<double>& totals) {
+  if (totals.size() != 8) {
+    throw InvalidArgumentError("MetricAccumulator::set_totals: expected 8 numbers, got " +
+                               std::to_string(totals.size()));
+  }
+  loss_sum_ = totals[0];
+  loss_count_ = static_cast<std::int64_t>(totals[1]);
+  ql50_sum_ = totals[2];
+  ql90_sum_ = totals[3];
+  abs_target_sum_ = totals[4];
+  abs_error50_sum_ = totals[5];
+  points_ = static_cast<std::int64_t>(totals[6]);
+  windows_ = static_cast<std::int64_t>(totals[7]);
+}
+
 ValidationMetrics MetricAccumulator::result() const {
   ValidationMetrics m;
   m.windows = windows_;
@@ -107,6 +133,8 @@ nlohmann::ordered_json epoch_metrics_to_json(const EpochMetrics& m) {
   j["samples_per_second"] = m.samples_per_second;
   j["peak_activation_bytes"] = m.peak_activation_bytes;
   j["best"] = m.best;
+  j["steps"] = m.steps;
+  j["allreduce_seconds"] = m.allreduce_seconds;
   return j;
 }
 
@@ -127,6 +155,10 @@ EpochMetrics epoch_metrics_from_json(const nlohmann::json& j) {
   const nlohmann::json& best = json_get(j, "best", where);
   if (!best.is_boolean()) throw IoError(where + ": key 'best': expected a boolean");
   m.best = best.get<bool>();
+  if (j.contains("steps")) m.steps = json_get_int(j, "steps", where);
+  if (j.contains("allreduce_seconds")) {
+    m.allreduce_seconds = json_get_number(j, "allreduce_seconds", where);
+  }
   return m;
 }
 

@@ -40,6 +40,8 @@ struct EpochMetrics {
   double samples_per_second = 0.0;
   std::int64_t peak_activation_bytes = 0;  // largest step of the epoch (memory_meter.h)
   bool best = false;  // this epoch set a new best monitored loss
+  std::int64_t steps = 0;            // optimizer steps this epoch
+  double allreduce_seconds = 0.0;    // of `seconds`, spent averaging gradients across ranks
 };
 
 // The index of quantile `q` in `quantiles` (|difference| < 1e-9), or nothing.
@@ -57,6 +59,11 @@ class MetricAccumulator {
   std::int64_t windows() const { return windows_; }
   ValidationMetrics result() const;
 
+  // The running sums and counts as numbers (counts are exact in a double up to 2^53), for
+  // adding up the accumulators of several processes; set_totals takes such a sum back.
+  std::vector<double> totals() const;
+  void set_totals(const std::vector<double>& totals);
+
  private:
   std::vector<double> quantiles_;
   std::optional<std::size_t> p50_, p90_;
@@ -71,7 +78,8 @@ class MetricAccumulator {
 // JSON of one epoch, as written to metrics.jsonl (NaN figures as null):
 // {"epoch", "train_loss", "validation_loss", "q_risk_p50", "q_risk_p90", "mae_p50",
 //  "validation_windows", "learning_rate", "seconds", "samples_per_second",
-//  "peak_activation_bytes", "best"}
+//  "peak_activation_bytes", "best", "steps", "allreduce_seconds"}; the last two may be absent
+// (files written before they existed) and then read as 0
 nlohmann::ordered_json epoch_metrics_to_json(const EpochMetrics& metrics);
 // Reads that JSON back (IoError when a key is missing or mistyped).
 EpochMetrics epoch_metrics_from_json(const nlohmann::json& json);

@@ -27,6 +27,7 @@
 #include "train/early_stopping.h"
 #include "train/forecast_csv.h"
 #include "train/checkpoint_planning.h"
+#include "train/data_parallel.h"
 #include "train/forecast_svg.h"
 #include "train/fused_adam.h"
 #include "train/gradient_buffers.h"
@@ -77,8 +78,14 @@ struct Trainer::State {
   RngState initial_rng;
   ModuleState best_weights;
   std::optional<CheckpointPlan> plan;  // dynamic checkpointing: what the model runs
+  std::unique_ptr<DataParallel> parallel;  // this process's rank in a job (a group of one alone)
 
   State(TrainConfig c, TimeSeriesDataset d) : config(std::move(c)), dataset(std::move(d)) {}
+
+  // This rank's share of each of the epoch's global batches (data_parallel.h).
+  std::vector<std::vector<Window>> epoch_batches(std::int64_t epoch) const {
+    return parallel->rank_batches(sampler->epoch_batches(static_cast<std::uint64_t>(epoch)));
+  }
 
   void new_optimizer() {
     optimizer = std::make_unique<FusedAdam>(
@@ -110,7 +117,8 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
   }
   state_ = std::make_unique<State>(std::move(config), std::move(dataset));
   State& s = *state_;
-  s.device = resolve_device(s.config.training.device, "training.device");
+  s.parallel = std::make_unique<DataParallel>(s.config.training.distributed);
+  s.device = s.parallel->device_for(resolve_device(s.config.training.device, "training.device"));
   s.model_config = make_model_config(s.config, s.dataset.schema());
 
   seed_all_generators(s.config.training.seed);
@@ -125,13 +133,17 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
   }
   s.model->set_checkpointing(s.config.checkpoint);
   s.model->to(s.device);
+  s.parallel->broadcast_module(*s.model);  // every rank starts from rank 0's weights
   s.loss = QuantileLoss(s.model_config.quantiles);
   s.loss->to(s.device);
   s.initial_weights = copy_module_state(*s.model);
   s.best_weights = s.initial_weights;
   s.initial_rng = RngState::capture(s.device);
   s.new_optimizer();
-  s.sampler.emplace(s.dataset.training_windows(), s.config.training.batch_size, /*shuffle=*/true,
+  // One global batch per step: batch_size windows for each rank (the shuffle depends on the
+  // seed and the epoch only, so every rank cuts the same batches).
+  s.sampler.emplace(s.dataset.training_windows(),
+                    s.config.training.batch_size * s.parallel->world_size(), /*shuffle=*/true,
                     s.config.training.seed);
   if (std::holds_alternative<DynamicStrategy>(s.config.checkpoint.strategy)) {
     plan_dynamic_checkpointing();
@@ -142,7 +154,7 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
 // model runs its choice (the seed's interval formula is only the prediction beside it).
 void Trainer::plan_dynamic_checkpointing() {
   State& s = *state_;
-  const std::vector<std::vector<Window>> batches = s.sampler->epoch_batches(0);
+  const std::vector<std::vector<Window>> batches = s.epoch_batches(0);
   if (batches.empty()) return;
   const TrainingBatch batch = gather_batch(s.dataset, batches.front()).to(s.device);
   ensure_gradients(s.model->parameters());
@@ -150,8 +162,36 @@ void Trainer::plan_dynamic_checkpointing() {
       s.model,
       [&] { return s.loss->forward(s.model->forward(batch.inputs).prediction, batch.targets); },
       s.config.checkpoint, batch.targets.size(0), s.device);
-  s.model->set_checkpointing(s.plan->config);
-  s.model->set_checkpointed_chunks(s.plan->chunk_limits);
+  CheckpointConfig chosen = s.plan->config;
+  ChunkLimits limits = s.plan->chunk_limits;
+  if (s.parallel->world_size() > 1) {
+    // Every rank runs rank 0's choice: per unit 0 (kept), -1 (every chunk recomputes) or the
+    // number of its first chunks that recompute.
+    const std::size_t units = s.model->units().size();
+    const at::Tensor choice = at::zeros({static_cast<std::int64_t>(units)}, at::kLong);
+    if (const auto* selective = std::get_if<SelectiveStrategy>(&chosen.strategy)) {
+      for (const std::size_t unit : selective->layers) {
+        const auto limit = limits.find(unit);
+        choice[static_cast<std::int64_t>(unit)] = limit == limits.end() ? -1 : limit->second;
+      }
+    }
+    s.parallel->broadcast(choice);
+    std::vector<std::size_t> checkpointed;
+    limits.clear();
+    for (std::size_t unit = 0; unit < units; ++unit) {
+      const std::int64_t value = choice[static_cast<std::int64_t>(unit)].item<std::int64_t>();
+      if (value == 0) continue;
+      checkpointed.push_back(unit);
+      if (value > 0) limits[unit] = value;
+    }
+    const CheckpointConfig requested = s.config.checkpoint;
+    chosen = checkpointed.empty() ? CheckpointConfig::none()
+                                  : CheckpointConfig::selective(checkpointed);
+    chosen.checkpoint_attention = requested.checkpoint_attention;
+    chosen.checkpoint_ffn = requested.checkpoint_ffn;
+  }
+  s.model->set_checkpointing(chosen);
+  s.model->set_checkpointed_chunks(limits);
 }
 
 Trainer::~Trainer() = default;
@@ -168,9 +208,12 @@ void Trainer::cancel() noexcept { cancel_requested_.store(true); }
 
 ValidationMetrics Trainer::evaluate() {
   State& s = *state_;
-  return evaluate_windows(s.model, s.dataset, s.dataset.validation_windows(),
-                          s.config.training.batch_size, s.device);
+  return s.parallel->evaluate(s.model, s.dataset, s.dataset.validation_windows(),
+                              s.config.training.batch_size, s.device);
 }
+
+int Trainer::rank() const { return state_->parallel->rank(); }
+int Trainer::world_size() const { return state_->parallel->world_size(); }
 
 Predictions Trainer::predict() {
   State& s = *state_;
@@ -195,7 +238,7 @@ MemoryReport Trainer::memory_report() {
   r.num_units = units;
   r.predicted_savings = s.config.checkpoint.memory_savings(units);
   r.predicted_compute_overhead = s.config.checkpoint.compute_overhead(units);
-  const std::vector<std::vector<Window>> batches = s.sampler->epoch_batches(0);
+  const std::vector<std::vector<Window>> batches = s.epoch_batches(0);
   if (batches.empty()) return r;
   const TrainingBatch batch = gather_batch(s.dataset, batches.front()).to(s.device);
 
@@ -285,11 +328,13 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
     } else {
       kept = "the model keeps the weights of epoch " + std::to_string(early.best_epoch()) +
              " (loss " + loss_text(early.best()) + ")";
-      try {
-        save_model();
-        kept += ", saved to " + (out / "model").string();
-      } catch (const Error& e) {
-        kept += std::string(" (saving it failed: ") + e.what() + ")";
+      if (s.parallel->writes_outputs()) {
+        try {
+          save_model();
+          kept += ", saved to " + (out / "model").string();
+        } catch (const Error& e) {
+          kept += std::string(" (saving it failed: ") + e.what() + ")";
+        }
       }
     }
     throw NumericalError(what + " (learning rate " + number_text(lr) +
@@ -314,8 +359,13 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       const double lr = schedule.learning_rate();
       set_learning_rate(*s.optimizer, lr);
       s.model->train();
-      const std::vector<std::vector<Window>> batches =
-          s.sampler->epoch_batches(static_cast<std::uint64_t>(epoch - 1));
+      const std::vector<std::vector<Window>> batches = s.epoch_batches(epoch - 1);
+      // Each step's global batch size, for the gradient weighting of uneven shares.
+      std::vector<std::int64_t> global_sizes;
+      for (const auto& global : s.sampler->epoch_batches(static_cast<std::uint64_t>(epoch - 1))) {
+        const auto size = static_cast<std::int64_t>(global.size());
+        if (size >= s.parallel->world_size()) global_sizes.push_back(size);
+      }
       const auto steps = static_cast<std::int64_t>(batches.size());
       double loss_sum = 0.0;
       std::int64_t samples = 0, peak = 0;
@@ -351,6 +401,7 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
         steps_read = end;
         last_read = Clock::now();
       };
+      const double reduce_seconds_before = s.parallel->reduce_seconds();
       const Clock::time_point start = Clock::now();
       for (std::int64_t step = 0; step < steps; ++step) {
         if (cancel_requested_.exchange(false)) cancelled(epoch, step + 1, steps);
@@ -365,6 +416,8 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
           loss.backward();
           peak = std::max(peak, probe.activation_peak_bytes());
         }
+        s.parallel->reduce_gradients(parameters, batch.targets.size(0),
+                                     global_sizes[static_cast<std::size_t>(step)]);
         const at::Tensor norm = clip_gradient_norm(parameters, tc.gradient_clip_norm);
         step_stats[step].copy_(at::stack({loss.detach().to(at::kDouble), norm.to(s.device)}));
         step_samples.push_back(batch.targets.size(0));
@@ -393,6 +446,10 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       read_steps(steps);
       const double seconds = seconds_since(start);
 
+      // The epoch's loss and throughput over every rank's windows.
+      const std::vector<double> totals = s.parallel->sum({loss_sum, static_cast<double>(samples)});
+      loss_sum = totals[0];
+      samples = static_cast<std::int64_t>(totals[1]);
       EpochMetrics m;
       m.epoch = epoch;
       m.train_loss = samples > 0 ? loss_sum / static_cast<double>(samples) : 0.0;
@@ -400,6 +457,8 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       m.seconds = seconds;
       m.samples_per_second = seconds > 0 ? static_cast<double>(samples) / seconds : 0.0;
       m.peak_activation_bytes = peak;
+      m.steps = steps;
+      m.allreduce_seconds = s.parallel->reduce_seconds() - reduce_seconds_before;
       if (has_validation) m.validation = evaluate();
       const double monitored = has_validation ? m.validation.loss : m.train_loss;
       if (!std::isfinite(monitored)) {
@@ -420,11 +479,13 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       st.lr_schedule = schedule.state();
       st.early_stopping = early.state();
       st.history.push_back(m);
-      save_snapshot(snapshot_path(), st, s.model, s.best_weights, *s.optimizer,
-                    RngState::capture(s.device));
-      std::string lines;
-      for (const EpochMetrics& e : st.history) lines += epoch_metrics_to_json(e).dump() + "\n";
-      write_file_atomically(out / "metrics.jsonl", lines);
+      if (s.parallel->writes_outputs()) {
+        save_snapshot(snapshot_path(), st, s.model, s.best_weights, *s.optimizer,
+                      RngState::capture(s.device));
+        std::string lines;
+        for (const EpochMetrics& e : st.history) lines += epoch_metrics_to_json(e).dump() + "\n";
+        write_file_atomically(out / "metrics.jsonl", lines);
+      }
 
       if (progress) {
         TrainProgress p;
@@ -463,6 +524,7 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
   report.peak_activation_bytes = st.peak_activation_bytes;
   report.validation = evaluate();
   report.output_directory = out.string();
+  if (!s.parallel->writes_outputs()) return report;  // rank 0 writes the run's files
 
   save_model();
   const Predictions predictions = predict();

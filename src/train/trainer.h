@@ -17,6 +17,11 @@
 // Every train(resume = false) starts from the same initial weights and random state, so two
 // runs with the same config and thread count end with bitwise equal weights on the CPU, and a
 // run resumed from a snapshot ends exactly like one that never stopped.
+//
+// Data parallelism: started by a launcher as one of several ranks (torchrun's environment:
+// RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), the trainer joins the job (data_parallel.h):
+// rank 0's initial weights everywhere, batch_size windows per rank per step, the whole global
+// batch's gradient on every rank, validation shared out and summed, rank 0 alone writing.
 #pragma once
 
 #include <atomic>
@@ -95,6 +100,11 @@ class Trainer {
   TFTModel& model();
   std::filesystem::path output_directory() const;
   std::filesystem::path snapshot_path() const;
+
+  // This process's rank and the number of ranks in its data-parallel job (0 and 1 without a
+  // launcher; docs/distributed.md). Only rank 0 writes the output files.
+  int rank() const;
+  int world_size() const;
 
  private:
   void plan_dynamic_checkpointing();

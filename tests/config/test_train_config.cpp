@@ -65,6 +65,7 @@ training:
   seed: 12345678901234
   threads: 2
   device: cuda:1
+  distributed: {backend: gloo, timeout_seconds: 30}
 checkpoint:
   strategy: selective
   layers: [lstm_encoder, attention_1]
@@ -293,6 +294,11 @@ TFT_TEST(test_validation_errors_point_at_the_key) {
        "line 9: training.learning_rate: must be a positive number (got 0)"},
       {"training:\n  device: gpu\n",
        "line 9: training.device: expected cpu, cuda or cuda:<index> (got \"gpu\")"},
+      {"training:\n  distributed:\n    backend: mpi\n",
+       "line 10: training.distributed.backend: unknown value \"mpi\" (expected one of: auto, "
+       "gloo, nccl)"},
+      {"training:\n  distributed:\n    timeout_seconds: 0\n",
+       "line 10: training.distributed.timeout_seconds: expected a positive integer, got 0"},
       {"checkpoint:\n  strategy: uniform\n  interval: 0\n",
        "line 10: checkpoint.interval: must be at least 1 (got 0)"},
       {"checkpoint:\n  strategy: selective\n  layers: [attention_3]\n",
@@ -396,6 +402,8 @@ TFT_TEST(test_dotted_get) {
       {"training.learning_rate", "0.003"},
       {"training.seed", "12345678901234"},
       {"training.device", "cuda:1"},
+      {"training.distributed.backend", "gloo"},
+      {"training.distributed.timeout_seconds", "30"},
       {"training.lr_schedule.kind", "reduce_on_plateau"},
       {"training.lr_schedule.min_lr", "1e-05"},
       {"training.lr_schedule",

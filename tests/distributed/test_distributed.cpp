@@ -13,11 +13,8 @@
 #include <string>
 #include <vector>
 
-#include <arpa/inet.h>
 #include <csignal>
-#include <netinet/in.h>
 #include <spawn.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -46,21 +43,6 @@ LaunchEnv loopback(int rank, int port) {
   env.master_addr = "127.0.0.1";
   env.master_port = port;
   return env;
-}
-
-// A port nothing listens on right now (the kernel's pick for port 0).
-int free_port() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (fd < 0 || ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    fail_msg("cannot find a free port: %s", std::strerror(errno));
-  }
-  ::close(fd);
-  return ntohs(address.sin_port);
 }
 
 std::string self_path() {
@@ -195,7 +177,7 @@ TFT_TEST(launch_env_follows_torchrun) {
 }
 
 TFT_TEST(two_ranks_broadcast_average_and_sum) {
-  const int port = free_port();
+  const int port = tft::distributed::free_local_port();
   const pid_t worker = start_worker("collectives", port);
   std::string problem;
   {
@@ -208,7 +190,7 @@ TFT_TEST(two_ranks_broadcast_average_and_sum) {
 }
 
 TFT_TEST(a_rank_that_dies_fails_the_others_within_the_timeout) {
-  const int port = free_port();
+  const int port = tft::distributed::free_local_port();
   const pid_t worker = start_worker("die", port);
   ProcessGroup group(loopback(0, port), kTimeout);
   group.barrier();
@@ -224,7 +206,7 @@ TFT_TEST(a_rank_that_dies_fails_the_others_within_the_timeout) {
 }
 
 TFT_TEST(a_rank_that_hangs_fails_the_others_at_the_timeout) {
-  const int port = free_port();
+  const int port = tft::distributed::free_local_port();
   const pid_t worker = start_worker("hang", port);
   ProcessGroup group(loopback(0, port), kTimeout);
   group.barrier();
@@ -242,7 +224,8 @@ TFT_TEST(a_rank_that_hangs_fails_the_others_at_the_timeout) {
 
 TFT_TEST(a_rank_that_never_comes_fails_the_join_within_the_timeout) {
   const auto start = Clock::now();
-  TFT_ASSERT_THROWS_WITH(ProcessGroup(loopback(0, free_port()), std::chrono::milliseconds(1500)),
+  const int port = tft::distributed::free_local_port();
+  TFT_ASSERT_THROWS_WITH(ProcessGroup(loopback(0, port), std::chrono::milliseconds(1500)),
                          tft::IoError,
                          "distributed: rank 0 of 2 could not join the job at 127.0.0.1:");
   const double seconds = std::chrono::duration<double>(Clock::now() - start).count();

@@ -1,0 +1,86 @@
+// The trainer's side of a data-parallel job (docs/distributed.md), with PyTorch DDP's
+// semantics: every rank starts from rank 0's weights, trains on its own share of each global
+// batch, and steps with the gradient the whole global batch gives; validation is split over
+// the ranks and its sums added up; rank 0 alone writes files.
+//
+// A single process (no launcher, or WORLD_SIZE=1) is the same code with a group of one: every
+// method is then the identity, and nothing is sent anywhere.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include <c10/core/Device.h>
+#include <torch/nn/module.h>
+
+#include "config/train_config.h"
+#include "data/window_sampler.h"
+#include "model/tft_model.h"
+#include "train/metrics.h"
+
+namespace tft {
+
+namespace distributed {
+class ProcessGroup;
+}
+
+class TimeSeriesDataset;
+
+class DataParallel {
+ public:
+  // Joins the job the environment describes (distributed/launch_env.h) with the config's
+  // backend and timeout, or stays a group of one. UnsupportedError for the nccl backend and
+  // for a job in a build without TFT_WITH_DISTRIBUTED; IoError when joining fails.
+  explicit DataParallel(const DistributedConfig& config);
+  ~DataParallel();
+  DataParallel(const DataParallel&) = delete;
+  DataParallel& operator=(const DataParallel&) = delete;
+
+  int rank() const { return rank_; }
+  int world_size() const { return world_size_; }
+  int local_rank() const { return local_rank_; }
+  bool writes_outputs() const { return rank_ == 0; }
+
+  // A device for this rank: "cuda" without an index becomes cuda:LOCAL_RANK in a job.
+  c10::Device device_for(const c10::Device& device) const;
+
+  // The windows of each global batch that this rank trains on: a contiguous share, the shares
+  // as equal as they can be. A global batch with fewer windows than ranks is dropped by all,
+  // so every rank runs the same number of steps.
+  std::vector<std::vector<Window>> rank_batches(
+      const std::vector<std::vector<Window>>& global_batches) const;
+
+  // Makes every rank's gradients the gradient of the mean loss over the whole global batch:
+  // each rank's (the mean over its `local_windows`) weighted by its share of
+  // `global_windows`, then summed over the ranks.
+  void reduce_gradients(const std::vector<at::Tensor>& parameters, std::int64_t local_windows,
+                        std::int64_t global_windows);
+
+  // Every rank's copies of the module's parameters and buffers become rank 0's.
+  void broadcast_module(torch::nn::Module& module);
+
+  // Rank 0's values into every rank's tensor (same shape everywhere).
+  void broadcast(const at::Tensor& tensor);
+
+  // The validation metrics over `windows`, each rank evaluating its contiguous share and the
+  // sums added up across ranks.
+  ValidationMetrics evaluate(TFTModel& model, const TimeSeriesDataset& dataset,
+                             const std::vector<Window>& windows, std::int64_t batch_size,
+                             const c10::Device& device);
+
+  // The element-wise sum of `values` over the ranks.
+  std::vector<double> sum(const std::vector<double>& values);
+
+  // Wall time spent in reduce_gradients so far (0 for a group of one).
+  double reduce_seconds() const { return reduce_seconds_; }
+
+ private:
+  int rank_ = 0;
+  int world_size_ = 1;
+  int local_rank_ = 0;
+  double reduce_seconds_ = 0.0;
+  std::unique_ptr<distributed::ProcessGroup> group_;
+};
+
+}  // namespace tft
