@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 prefix=$(./scripts/setup-deps.sh | tail -n 1)
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 cmake -S . -B build -G Ninja -DTFT_TORCH_PREFIX="$prefix" >/dev/null
-cmake --build build -j "${JOBS:-$(nproc)}" --target tft-bench
+cmake --build build -j "${JOBS:-$(nproc)}" --target tft-bench tft-train
 peer_python=$(bench/peer/setup.sh | tail -n 1)
 mkdir -p bench/results
 threads=$(nproc)
@@ -36,6 +36,11 @@ host_peer_cmd=("$peer_python" bench/peer/peer_bench.py --config "$host_config"
                --json bench/results/host-bound-peer.json)
 "${host_peer_cmd[@]}" 2>/dev/null
 
+# Data parallelism: tft-train as one process and as two local ranks, one thread each.
+dp_cmd=(python3 bench/data-parallel.py ./build/bin/tft-train examples/configs/sp500.yaml --nproc 2
+        --epochs 3 --json bench/results/data-parallel.json)
+dp_table=$("${dp_cmd[@]}")
+
 torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.version("torch"))')
 {
   echo "# Benchmarks"
@@ -60,6 +65,17 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo
   echo "Commands: \`${cmd[*]}\`, then \`${peer_cmd[*]/#$peer_python/python}\`;"
   echo "\`${host_cmd[*]}\`, then \`${host_peer_cmd[*]/#$peer_python/python}\`."
+  echo
+  echo "## Data parallelism (two local ranks)"
+  echo
+  echo "\`tft-train\` on \`examples/configs/sp500.yaml\` (batch 64 per rank, 3 epochs, medians of"
+  echo "epochs 2-3) as one process and as two ranks (\`--nproc 2\`: c10d, Gloo over loopback), one"
+  echo "intra-op thread per process. Two ranks take 2 x 64 windows per step, so they make half the"
+  echo "steps; all-reduce is the time each step spends averaging gradients."
+  echo
+  echo "$dp_table"
+  echo
+  echo "Command: \`${dp_cmd[*]}\`."
   echo
   echo "## Checkpointing strategies (reference configuration)"
   echo
