@@ -58,15 +58,15 @@ c10::Device DataParallel::device_for(const c10::Device& device) const {
   return device;
 }
 
-std::vector<std::vector<Window>> DataParallel::rank_batches(
+std::vector<RankBatch> DataParallel::rank_batches(
     const std::vector<std::vector<Window>>& global_batches) const {
-  if (world_size_ == 1) return global_batches;
-  std::vector<std::vector<Window>> mine;
+  std::vector<RankBatch> mine;
   for (const auto& batch : global_batches) {
     if (batch.size() < static_cast<std::size_t>(world_size_)) continue;
     const auto [begin, end] = share(batch.size(), world_size_, rank_);
-    mine.emplace_back(batch.begin() + static_cast<std::ptrdiff_t>(begin),
-                      batch.begin() + static_cast<std::ptrdiff_t>(end));
+    mine.push_back({std::vector<Window>(batch.begin() + static_cast<std::ptrdiff_t>(begin),
+                                        batch.begin() + static_cast<std::ptrdiff_t>(end)),
+                    static_cast<std::int64_t>(batch.size())});
   }
   return mine;
 }

@@ -27,6 +27,13 @@ class ProcessGroup;
 
 class TimeSeriesDataset;
 
+// One step's work for this rank: its windows, and the size of the global batch they belong to
+// (what reduce_gradients weights its share by).
+struct RankBatch {
+  std::vector<Window> windows;
+  std::int64_t global_windows = 0;
+};
+
 class DataParallel {
  public:
   // Joins the job the environment describes (distributed/launch_env.h) with the config's
@@ -45,10 +52,10 @@ class DataParallel {
   // A device for this rank: "cuda" without an index becomes cuda:LOCAL_RANK in a job.
   c10::Device device_for(const c10::Device& device) const;
 
-  // The windows of each global batch that this rank trains on: a contiguous share, the shares
-  // as equal as they can be. A global batch with fewer windows than ranks is dropped by all,
-  // so every rank runs the same number of steps.
-  std::vector<std::vector<Window>> rank_batches(
+  // This rank's step of each global batch: a contiguous share of its windows, the shares as
+  // equal as they can be. A global batch with fewer windows than ranks is dropped by all, so
+  // every rank runs the same number of steps.
+  std::vector<RankBatch> rank_batches(
       const std::vector<std::vector<Window>>& global_batches) const;
 
   // Makes every rank's gradients the gradient of the mean loss over the whole global batch:

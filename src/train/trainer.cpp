@@ -83,7 +83,7 @@ struct Trainer::State {
   State(TrainConfig c, TimeSeriesDataset d) : config(std::move(c)), dataset(std::move(d)) {}
 
   // This rank's share of each of the epoch's global batches (data_parallel.h).
-  std::vector<std::vector<Window>> epoch_batches(std::int64_t epoch) const {
+  std::vector<RankBatch> epoch_batches(std::int64_t epoch) const {
     return parallel->rank_batches(sampler->epoch_batches(static_cast<std::uint64_t>(epoch)));
   }
 
@@ -154,9 +154,9 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
 // model runs its choice (the seed's interval formula is only the prediction beside it).
 void Trainer::plan_dynamic_checkpointing() {
   State& s = *state_;
-  const std::vector<std::vector<Window>> batches = s.epoch_batches(0);
+  const std::vector<RankBatch> batches = s.epoch_batches(0);
   if (batches.empty()) return;
-  const TrainingBatch batch = gather_batch(s.dataset, batches.front()).to(s.device);
+  const TrainingBatch batch = gather_batch(s.dataset, batches.front().windows).to(s.device);
   ensure_gradients(s.model->parameters());
   s.plan = plan_checkpointing(
       s.model,
@@ -238,9 +238,9 @@ MemoryReport Trainer::memory_report() {
   r.num_units = units;
   r.predicted_savings = s.config.checkpoint.memory_savings(units);
   r.predicted_compute_overhead = s.config.checkpoint.compute_overhead(units);
-  const std::vector<std::vector<Window>> batches = s.epoch_batches(0);
+  const std::vector<RankBatch> batches = s.epoch_batches(0);
   if (batches.empty()) return r;
-  const TrainingBatch batch = gather_batch(s.dataset, batches.front()).to(s.device);
+  const TrainingBatch batch = gather_batch(s.dataset, batches.front().windows).to(s.device);
 
   RngStateGuard restore_rng(s.device);  // training's random stream is left where it was
   const RngState start = RngState::capture(s.device);
@@ -359,13 +359,7 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       const double lr = schedule.learning_rate();
       set_learning_rate(*s.optimizer, lr);
       s.model->train();
-      const std::vector<std::vector<Window>> batches = s.epoch_batches(epoch - 1);
-      // Each step's global batch size, for the gradient weighting of uneven shares.
-      std::vector<std::int64_t> global_sizes;
-      for (const auto& global : s.sampler->epoch_batches(static_cast<std::uint64_t>(epoch - 1))) {
-        const auto size = static_cast<std::int64_t>(global.size());
-        if (size >= s.parallel->world_size()) global_sizes.push_back(size);
-      }
+      const std::vector<RankBatch> batches = s.epoch_batches(epoch - 1);
       const auto steps = static_cast<std::int64_t>(batches.size());
       double loss_sum = 0.0;
       std::int64_t samples = 0, peak = 0;
@@ -405,8 +399,8 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       const Clock::time_point start = Clock::now();
       for (std::int64_t step = 0; step < steps; ++step) {
         if (cancel_requested_.exchange(false)) cancelled(epoch, step + 1, steps);
-        const TrainingBatch batch =
-            gather_batch(s.dataset, batches[static_cast<std::size_t>(step)]).to(s.device);
+        const RankBatch& work = batches[static_cast<std::size_t>(step)];
+        const TrainingBatch batch = gather_batch(s.dataset, work.windows).to(s.device);
         zero_gradients(parameters);
         at::Tensor loss;
         {
@@ -416,8 +410,7 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
           loss.backward();
           peak = std::max(peak, probe.activation_peak_bytes());
         }
-        s.parallel->reduce_gradients(parameters, batch.targets.size(0),
-                                     global_sizes[static_cast<std::size_t>(step)]);
+        s.parallel->reduce_gradients(parameters, batch.targets.size(0), work.global_windows);
         const at::Tensor norm = clip_gradient_norm(parameters, tc.gradient_clip_norm);
         step_stats[step].copy_(at::stack({loss.detach().to(at::kDouble), norm.to(s.device)}));
         step_samples.push_back(batch.targets.size(0));
