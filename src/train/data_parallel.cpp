@@ -126,6 +126,8 @@ ValidationMetrics DataParallel::evaluate(TFTModel& model, const TimeSeriesDatase
   return metrics.result();
 }
 
+bool DataParallel::any(bool flag) { return sum({flag ? 1.0 : 0.0}).front() > 0.0; }
+
 std::vector<double> DataParallel::sum(const std::vector<double>& values) {
 #ifdef TFT_WITH_DISTRIBUTED
   if (group_) return group_->sum(values);

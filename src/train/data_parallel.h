@@ -79,6 +79,9 @@ class DataParallel {
   // The element-wise sum of `values` over the ranks.
   std::vector<double> sum(const std::vector<double>& values);
 
+  // Whether `flag` is true on any rank.
+  bool any(bool flag);
+
   // Wall time spent in reduce_gradients so far (0 for a group of one).
   double reduce_seconds() const { return reduce_seconds_; }
 

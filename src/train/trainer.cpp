@@ -352,6 +352,8 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
     throw CancelledError("training cancelled at " + where + kept);
   };
 
+  // A stop asked for on this rank and not yet agreed with the others (jobs of several ranks).
+  bool stop_wanted = false;
   {
     memory::MemoryMeter meter(s.device);
     for (std::int64_t epoch = st.epochs_completed + 1; epoch <= epochs && !st.stopped_early;
@@ -398,7 +400,11 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       const double reduce_seconds_before = s.parallel->reduce_seconds();
       const Clock::time_point start = Clock::now();
       for (std::int64_t step = 0; step < steps; ++step) {
-        if (cancel_requested_.exchange(false)) cancelled(epoch, step + 1, steps);
+        // In a job every rank stops at the same step: a rank that wants to stop says so here,
+        // and all stop when any does (one small all-reduce per step).
+        stop_wanted = cancel_requested_.exchange(false) || stop_wanted;
+        if (s.parallel->world_size() > 1) stop_wanted = s.parallel->any(stop_wanted);
+        if (stop_wanted) cancelled(epoch, step + 1, steps);
         const RankBatch& work = batches[static_cast<std::size_t>(step)];
         const TrainingBatch batch = gather_batch(s.dataset, work.windows).to(s.device);
         zero_gradients(parameters);
@@ -433,7 +439,10 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
           p.samples_per_second = elapsed > 0 ? static_cast<double>(samples) / elapsed : 0.0;
           p.peak_activation_bytes = peak;
           p.learning_rate = lr;
-          if (!progress(p)) cancelled(epoch, step + 1, steps);
+          if (!progress(p)) {
+            if (s.parallel->world_size() == 1) cancelled(epoch, step + 1, steps);
+            stop_wanted = true;  // agreed with the other ranks at the next step
+          }
         }
       }
       read_steps(steps);
@@ -492,7 +501,10 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
         p.peak_activation_bytes = peak;
         p.learning_rate = lr;
         p.metrics = &m;
-        if (!progress(p)) cancelled(epoch, 0, steps);
+        if (!progress(p)) {
+          if (s.parallel->world_size() == 1) cancelled(epoch, 0, steps);
+          stop_wanted = true;
+        }
       }
     }
   }

@@ -7,6 +7,7 @@
 //   - --nproc 2 is that same job, bitwise;
 //   - a two-rank run resumed from its snapshot ends bitwise like an uninterrupted one;
 //   - a rank killed mid-epoch makes the other exit non-zero, naming itself, within the timeout;
+//   - Ctrl-C to one rank stops both at the same step, as a cancellation;
 //   - an inconsistent environment is a one-line error.
 #include <sys/wait.h>
 
@@ -200,6 +201,37 @@ TFT_TEST(a_killed_rank_makes_the_other_fail_within_the_timeout) {
   fs::remove_all(dir);
 }
 
+// The error line (the last one: the progress printer's epoch lines come first).
+std::string last_line(const std::string& text) {
+  return text.substr(text.rfind('\n', text.size() - 2) + 1);
+}
+
+TFT_TEST(an_interrupted_rank_stops_every_rank_at_the_same_step) {
+  const fs::path dir = prepared("dp_interrupt");
+  write_text(dir / "long.yaml", config_text(16, 100000));
+  const int port = tft::distributed::free_local_port();
+  const std::string args = "--config " + quoted(dir / "long.yaml") + " --output " +
+                           quoted(dir / "out");
+  // SIGINT to rank 1 alone, once an epoch has finished: rank 0 must stop with it.
+  // ($! of `env ... tft-train &` is tft-train itself: env execs it.)
+  const int status = shell(rank_command(dir, 1, port, args) + " & p=$!; (" +
+                           rank_command(dir, 0, port, args) + "; echo $? >" +
+                           quoted(dir / "rank0.status") + ") & q=$!; " +
+                           "for i in $(seq 200); do [ -f " + quoted(dir / "out" / "metrics.jsonl") +
+                           " ] && break; sleep 0.1; done; kill -INT $p; wait $p; echo $? >" +
+                           quoted(dir / "rank1.status") + "; wait $q");
+  assert_int_equal(status, 0);
+  const std::string err0 = last_line(read_text(dir / "rank0.err"));
+  const std::string err1 = last_line(read_text(dir / "rank1.err"));
+  std::printf("  %s  %s", err0.c_str(), err1.c_str());
+  assert_string_equal(read_text(dir / "rank0.status").c_str(), "130\n");
+  assert_string_equal(read_text(dir / "rank1.status").c_str(), "130\n");
+  const std::string where0 = err0.substr(err0.find("training cancelled at"));
+  const std::string where1 = err1.substr(err1.find("training cancelled at"));
+  assert_string_equal(where0.c_str(), where1.c_str());
+  fs::remove_all(dir);
+}
+
 TFT_TEST(an_inconsistent_environment_is_a_clear_error) {
   const fs::path dir = prepared("dp_env");
   const int status = shell("env RANK=2 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 '" +
@@ -218,6 +250,7 @@ int main() {
       cmocka_unit_test(two_ranks_end_like_one_process_with_twice_the_batch),
       cmocka_unit_test(a_two_rank_resume_ends_bitwise_like_an_uninterrupted_run),
       cmocka_unit_test(a_killed_rank_makes_the_other_fail_within_the_timeout),
+      cmocka_unit_test(an_interrupted_rank_stops_every_rank_at_the_same_step),
       cmocka_unit_test(an_inconsistent_environment_is_a_clear_error),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
