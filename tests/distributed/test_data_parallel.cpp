@@ -77,8 +77,8 @@ std::string rank_command(const fs::path& dir, int rank, int port, const std::str
 void run_two_ranks(const fs::path& dir, const std::string& args) {
   const int port = tft::distributed::free_local_port();
   const int status = shell("(" + rank_command(dir, 1, port, args) + "; echo $? >" +
-                           quoted(dir / "rank1.status") + ") & " + rank_command(dir, 0, port, args) +
-                           "; s=$?; wait; exit $s");
+                           quoted(dir / "rank1.status") + ") & " +
+                           rank_command(dir, 0, port, args) + "; s=$?; wait; exit $s");
   const std::string rank1 = read_text(dir / "rank1.status");
   if (status != 0 || rank1 != "0\n") {
     fail_msg("ranks exited %d and %s: %s%s", status, rank1.c_str(),
@@ -175,24 +175,35 @@ TFT_TEST(a_two_rank_resume_ends_bitwise_like_an_uninterrupted_run) {
   fs::remove_all(dir);
 }
 
-TFT_TEST(a_killed_rank_makes_the_other_fail_within_the_timeout) {
-  const fs::path dir = prepared("dp_kill");
+// The error line (the last one: the progress printer's epoch lines come first).
+std::string last_line(const std::string& text) {
+  return text.substr(text.rfind('\n', text.size() - 2) + 1);
+}
+
+// Starts two ranks on a run long enough never to end by itself, sends `signal` to rank 1 once
+// an epoch has finished (metrics.jsonl exists) and waits for both; their exit statuses go to
+// DIR/rankR.status. ($! of `env ... tft-train &` is tft-train itself: env execs it.)
+void signal_rank_1_after_an_epoch(const fs::path& dir, const char* signal) {
   write_text(dir / "long.yaml", config_text(16, 100000));
   const int port = tft::distributed::free_local_port();
   const std::string args = "--config " + quoted(dir / "long.yaml") + " --output " +
                            quoted(dir / "out");
-  const auto start = Clock::now();
-  // Rank 1 in the background; once an epoch has finished (metrics.jsonl exists), kill -9 it.
-  const int status = shell(rank_command(dir, 1, port, args) + " & p=$!; " + "(" +
+  const int status = shell(rank_command(dir, 1, port, args) + " & p=$!; (" +
                            rank_command(dir, 0, port, args) + "; echo $? >" +
                            quoted(dir / "rank0.status") + ") & q=$!; " +
                            "for i in $(seq 200); do [ -f " + quoted(dir / "out" / "metrics.jsonl") +
-                           " ] && break; sleep 0.1; done; kill -9 $p; wait $q");
-  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+                           " ] && break; sleep 0.1; done; kill -" + signal + " $p; wait $p; " +
+                           "echo $? >" + quoted(dir / "rank1.status") + "; wait $q");
   assert_int_equal(status, 0);
-  const std::string rank0 = read_text(dir / "rank0.status"), err = read_text(dir / "rank0.err");
-  // The progress printer's epoch lines come first; the error is the last line.
-  const std::string last = err.substr(err.rfind('\n', err.size() - 2) + 1);
+}
+
+TFT_TEST(a_killed_rank_makes_the_other_fail_within_the_timeout) {
+  const fs::path dir = prepared("dp_kill");
+  const auto start = Clock::now();
+  signal_rank_1_after_an_epoch(dir, "KILL");
+  const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  const std::string rank0 = read_text(dir / "rank0.status");
+  const std::string last = last_line(read_text(dir / "rank0.err"));
   std::printf("  rank 0 exited %s  after %.1f s: %s", rank0.c_str(), seconds, last.c_str());
   assert_true(rank0 == "1\n");
   assert_true(last.rfind("tft-train: rank 0: distributed: rank 0 of 2: ", 0) == 0);
@@ -201,26 +212,10 @@ TFT_TEST(a_killed_rank_makes_the_other_fail_within_the_timeout) {
   fs::remove_all(dir);
 }
 
-// The error line (the last one: the progress printer's epoch lines come first).
-std::string last_line(const std::string& text) {
-  return text.substr(text.rfind('\n', text.size() - 2) + 1);
-}
-
+// SIGINT to rank 1 alone: rank 0 must stop with it, at the same step.
 TFT_TEST(an_interrupted_rank_stops_every_rank_at_the_same_step) {
   const fs::path dir = prepared("dp_interrupt");
-  write_text(dir / "long.yaml", config_text(16, 100000));
-  const int port = tft::distributed::free_local_port();
-  const std::string args = "--config " + quoted(dir / "long.yaml") + " --output " +
-                           quoted(dir / "out");
-  // SIGINT to rank 1 alone, once an epoch has finished: rank 0 must stop with it.
-  // ($! of `env ... tft-train &` is tft-train itself: env execs it.)
-  const int status = shell(rank_command(dir, 1, port, args) + " & p=$!; (" +
-                           rank_command(dir, 0, port, args) + "; echo $? >" +
-                           quoted(dir / "rank0.status") + ") & q=$!; " +
-                           "for i in $(seq 200); do [ -f " + quoted(dir / "out" / "metrics.jsonl") +
-                           " ] && break; sleep 0.1; done; kill -INT $p; wait $p; echo $? >" +
-                           quoted(dir / "rank1.status") + "; wait $q");
-  assert_int_equal(status, 0);
+  signal_rank_1_after_an_epoch(dir, "INT");
   const std::string err0 = last_line(read_text(dir / "rank0.err"));
   const std::string err1 = last_line(read_text(dir / "rank1.err"));
   std::printf("  %s  %s", err0.c_str(), err1.c_str());
