@@ -6,17 +6,23 @@
 #                                    plus Debian's build packages. Prints the LibTorch prefix
 #                                    (for -DTFT_TORCH_PREFIX) on its last line.
 #   scripts/setup-deps.sh --debian   Debian's LibTorch 1.13 (libtorch-dev + OpenBLAS) instead.
+#   scripts/setup-deps.sh --cuda-dev-headers
+#                                    the wheel, plus the headers a -DTFT_WITH_CUDA=ON build needs
+#                                    for c10d's NCCL backend (NCCL, cuBLAS, cuSPARSE, cuSOLVER,
+#                                    CCCL: 10 MB of the wheel's pinned packages, no libraries).
 #
 # Environment: TFT_TORCH_VENV (default ~/.cache/tftrain/venv-torch), TFT_TORCH_WHEEL_VERSION
 # (default: the pin below; the one version CI and the benchmarks use).
 set -euo pipefail
 
 torch_source=wheel
+cuda_dev_headers=no
 for arg in "$@"; do
   case "$arg" in
     --debian) torch_source=debian ;;
+    --cuda-dev-headers) cuda_dev_headers=yes ;;
     --torch-wheel) torch_source=wheel ;;  # the default; kept for older instructions
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "setup-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -75,6 +81,9 @@ PY
 if [ -n "$cuda_pin" ] && ! "$venv/bin/python" -c "import importlib.metadata as m; m.version('nvidia-cuda-runtime'); m.version('nvidia-cuda-cupti'); m.version('nvidia-cuda-crt')" 2>/dev/null; then
   echo "setup-deps: installing the CUDA runtime (cuda-toolkit $cuda_pin: cudart, cupti, crt)" >&2
   "$venv/bin/pip" install -q "cuda-toolkit[cudart,cupti,crt]==$cuda_pin" >&2
+fi
+if [ "$cuda_dev_headers" = yes ]; then
+  "$venv/bin/python" "$(dirname "$0")/install_cuda_dev_headers.py" >&2
 fi
 "$venv/bin/python" - <<'PY'
 import importlib.util, os

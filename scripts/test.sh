@@ -49,7 +49,7 @@ for leg in "${legs[@]}"; do
       ./scripts/setup-deps.sh --debian
       run_leg "LibTorch 1.13 (Debian)" build-debian -DTFT_TORCH_PREFIX= ;;
     cuda-compile)
-      prefix=$(./scripts/setup-deps.sh | tail -n 1)
+      prefix=$(./scripts/setup-deps.sh --cuda-dev-headers | tail -n 1)
       stubs="${TFT_TORCH_VENV:-$HOME/.cache/tftrain/venv-torch}/cuda-stubs"
       if [ ! -f "$stubs/MANIFEST" ] || [ "$prefix/lib/libtorch_cuda.so" -nt "$stubs/MANIFEST" ]; then
         rm -rf "$stubs"
