@@ -33,6 +33,20 @@
 // at::_fused_adam_: one kernel for a whole Adam step; CUDA from 2.0, the CPU from 2.4.
 #define TFT_HAS_FUSED_ADAM TFT_TORCH_AT_LEAST(2, 4)
 
+// c10d's process groups (Gloo, NCCL) derive from c10d::Backend from 2.0 on, from
+// c10d::ProcessGroup in 1.13; both declare the collectives src/distributed uses.
+namespace c10d {
+class Backend;
+class ProcessGroup;
+}  // namespace c10d
+namespace tft::compat {
+#if TFT_TORCH_AT_LEAST(2, 0)
+using CollectiveBackend = c10d::Backend;
+#else
+using CollectiveBackend = c10d::ProcessGroup;
+#endif
+}  // namespace tft::compat
+
 namespace tft::compat {
 
 // Autocast state of one device type (CPU or CUDA). 2.4 replaced the per-device functions

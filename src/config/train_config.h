@@ -52,9 +52,9 @@ enum class ScalingMode {
 
 // The c10d backend of a data-parallel job (src/distributed).
 enum class DistributedBackend {
-  Auto,  // "auto": Gloo (the one this build has, on CPU and GPU tensors alike)
-  Gloo,  // "gloo"
-  Nccl,  // "nccl": GPUs only; not in this build yet (UnsupportedError when a job starts)
+  Auto,  // "auto": NCCL on CUDA devices where the build has it, else Gloo (as PyTorch does)
+  Gloo,  // "gloo": CPU and GPU tensors (a GPU's through the host)
+  Nccl,  // "nccl": CUDA devices only, in a CUDA build with NCCL (TFT_WITH_NCCL)
 };
 
 enum class LrScheduleKind {

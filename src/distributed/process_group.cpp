@@ -1,6 +1,7 @@
 #include "distributed/process_group.h"
 
 #include "common/error.h"
+#include "common/torch_compat.h"
 
 #include <ATen/ops/cat.h>
 #include <ATen/ops/tensor.h>
@@ -10,15 +11,29 @@
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #include <torch/utils.h>
 
+#ifdef USE_C10D_NCCL
+#include <c10/cuda/CUDAFunctions.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
 #include <cstdlib>
 #include <map>
 #include <string>
 
 namespace tft::distributed {
 
+bool nccl_in_build() {
+#ifdef USE_C10D_NCCL
+  return true;
+#else
+  return false;
+#endif
+}
+
 struct ProcessGroup::Impl {
   c10::intrusive_ptr<c10d::Store> store;
-  c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo;
+  // ProcessGroupGloo or ProcessGroupNCCL: the collectives we use are virtuals of their base.
+  c10::intrusive_ptr<compat::CollectiveBackend> backend;
 };
 
 namespace {
@@ -71,12 +86,49 @@ void in_buckets(const std::vector<at::Tensor>& tensors, std::int64_t bucket_byte
   }
 }
 
+using Collectives = c10::intrusive_ptr<compat::CollectiveBackend>;
+
+Collectives make_gloo(const c10::intrusive_ptr<c10d::Store>& store, const LaunchEnv& env,
+                      std::chrono::milliseconds timeout) {
+  auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+  options->devices.push_back(gloo_device(env.master_addr));
+  return c10::make_intrusive<c10d::ProcessGroupGloo>(store, env.rank, env.world_size, options);
+}
+
+#ifdef USE_C10D_NCCL
+// One NCCL communicator on this rank's GPU, created now (as PyTorch does when
+// init_process_group is given a device_id) rather than at the first collective, so a rank that
+// cannot join fails here, inside the join's error message.
+Collectives make_nccl(const c10::intrusive_ptr<c10d::Store>& store, const LaunchEnv& env,
+                      std::chrono::milliseconds timeout, const c10::Device& device) {
+  c10::cuda::set_device(device.index());
+  auto options = c10d::ProcessGroupNCCL::Options::create();
+  options->timeout = timeout;
+  auto nccl =
+      c10::make_intrusive<c10d::ProcessGroupNCCL>(store, env.rank, env.world_size, options);
+  nccl->setBoundDeviceId(device);
+  nccl->eagerConnectSingleDevice(device);
+  return nccl;
+}
+#endif
+
 }  // namespace
 
-ProcessGroup::ProcessGroup(const LaunchEnv& env, std::chrono::milliseconds timeout)
-    : env_(env), timeout_(timeout), impl_(std::make_unique<Impl>()) {
+ProcessGroup::ProcessGroup(const LaunchEnv& env, std::chrono::milliseconds timeout,
+                           DistributedBackend backend, const c10::Device& device)
+    : env_(env), timeout_(timeout), backend_(backend), device_(device),
+      impl_(std::make_unique<Impl>()) {
   const std::string who = "rank " + std::to_string(env.rank) + " of " +
                           std::to_string(env.world_size);
+  if (backend == DistributedBackend::Auto) {
+    throw InvalidArgumentError("ProcessGroup: choose gloo or nccl (data_parallel's choose_backend)");
+  }
+  if (backend == DistributedBackend::Nccl &&
+      (!nccl_in_build() || !device.is_cuda() || !device.has_index())) {
+    throw InvalidArgumentError(
+        "ProcessGroup: nccl needs a CUDA build with NCCL and a GPU with an index, got " +
+        device.str());
+  }
   try {
     c10d::TCPStoreOptions options;
     options.port = static_cast<std::uint16_t>(env.master_port);
@@ -87,10 +139,12 @@ ProcessGroup::ProcessGroup(const LaunchEnv& env, std::chrono::milliseconds timeo
     // Our keys under a prefix of their own: torchrun's agent keeps its keys in the same store.
     impl_->store = c10::make_intrusive<c10d::PrefixStore>(
         "tftrain", c10::make_intrusive<c10d::TCPStore>(env.master_addr, options));
-    auto gloo_options = c10d::ProcessGroupGloo::Options::create(timeout);
-    gloo_options->devices.push_back(gloo_device(env.master_addr));
-    impl_->gloo = c10::make_intrusive<c10d::ProcessGroupGloo>(impl_->store, env.rank,
-                                                              env.world_size, gloo_options);
+#ifdef USE_C10D_NCCL
+    if (backend == DistributedBackend::Nccl) {
+      impl_->backend = make_nccl(impl_->store, env, timeout, device);
+    }
+#endif
+    if (!impl_->backend) impl_->backend = make_gloo(impl_->store, env, timeout);
   } catch (const std::exception& e) {
     throw IoError("distributed: " + who + " could not join the job at " + env.master_addr + ":" +
                   std::to_string(env.master_port) + " within " +
@@ -98,16 +152,34 @@ ProcessGroup::ProcessGroup(const LaunchEnv& env, std::chrono::milliseconds timeo
   }
 }
 
-ProcessGroup::~ProcessGroup() = default;
+ProcessGroup::~ProcessGroup() {
+#ifdef USE_C10D_NCCL
+  // NCCL's communicators and watchdog thread are torn down explicitly, as PyTorch's
+  // destroy_process_group does; dropping the last reference alone warns and may block.
+  if (impl_ && impl_->backend && backend_ == DistributedBackend::Nccl) {
+    try {
+      impl_->backend->shutdown();
+    } catch (const std::exception&) {
+      // Already failing (a rank died): nothing more to release cleanly.
+    }
+  }
+#endif
+}
 
 namespace {
 
 // Waits for a collective; a failure (a rank that died, a timeout) becomes an IoError that says
-// which rank saw it and in which operation.
+// which rank saw it and in which operation. NCCL's work is waited for on the GPU's stream, not
+// the host (the host would stall every step): its watchdog enforces the timeout.
 void finish(const c10::intrusive_ptr<c10d::Work>& work, const LaunchEnv& env,
-            std::chrono::milliseconds timeout, const char* operation) {
+            std::chrono::milliseconds timeout, DistributedBackend backend,
+            const char* operation) {
   try {
-    work->wait(timeout);
+    if (backend == DistributedBackend::Nccl) {
+      work->wait();
+    } else {
+      work->wait(timeout);
+    }
   } catch (const std::exception& e) {
     throw IoError("distributed: rank " + std::to_string(env.rank) + " of " +
                   std::to_string(env.world_size) + ": " + operation +
@@ -123,7 +195,7 @@ void ProcessGroup::broadcast(const std::vector<at::Tensor>& tensors) {
     std::vector<at::Tensor> list{buffer};
     c10d::BroadcastOptions options;
     options.rootRank = 0;
-    finish(impl_->gloo->broadcast(list, options), env_, timeout_, "broadcast");
+    finish(impl_->backend->broadcast(list, options), env_, timeout_, backend_, "broadcast");
   });
 }
 
@@ -136,19 +208,25 @@ void ProcessGroup::average_gradients(const std::vector<at::Tensor>& parameters,
   const double world = static_cast<double>(env_.world_size);
   in_buckets(grads, bucket_bytes, [&](at::Tensor& buffer) {
     std::vector<at::Tensor> list{buffer};
-    finish(impl_->gloo->allreduce(list), env_, timeout_, "gradient all-reduce");
+    finish(impl_->backend->allreduce(list), env_, timeout_, backend_, "gradient all-reduce");
     buffer.div_(world);
   });
 }
 
 std::vector<double> ProcessGroup::sum(const std::vector<double>& values) {
   if (values.empty()) return {};
-  std::vector<at::Tensor> list{at::tensor(values, at::kDouble)};
-  finish(impl_->gloo->allreduce(list), env_, timeout_, "metric all-reduce");
-  const double* data = list.front().data_ptr<double>();
+  // NCCL reduces GPU tensors only: the sums travel through this rank's device.
+  const bool on_device = backend_ == DistributedBackend::Nccl;
+  at::Tensor sums = at::tensor(values, at::kDouble);
+  std::vector<at::Tensor> list{on_device ? sums.to(device_) : sums};
+  finish(impl_->backend->allreduce(list), env_, timeout_, backend_, "metric all-reduce");
+  const at::Tensor result = on_device ? list.front().cpu() : list.front();
+  const double* data = result.data_ptr<double>();
   return std::vector<double>(data, data + values.size());
 }
 
-void ProcessGroup::barrier() { finish(impl_->gloo->barrier(), env_, timeout_, "barrier"); }
+void ProcessGroup::barrier() {
+  finish(impl_->backend->barrier(), env_, timeout_, backend_, "barrier");
+}
 
 }  // namespace tft::distributed

@@ -1,13 +1,16 @@
 // A data-parallel job's collectives on LibTorch's c10d: a TCPStore for the rendezvous (served
-// by rank 0 at MASTER_ADDR:MASTER_PORT) and a Gloo process group, the same engine and
+// by rank 0 at MASTER_ADDR:MASTER_PORT) and a Gloo or NCCL process group, the same engine and
 // conventions as PyTorch's DistributedDataParallel. Every collective waits at most the timeout:
-// a rank that died or hangs makes the others fail with an IoError naming this rank and the
-// operation, never wait forever.
+// a rank that died or hangs makes the others fail, never wait forever. Gloo's failures are an
+// IoError naming this rank and the operation; NCCL's watchdog ends the process instead, as in
+// PyTorch (NCCL's collectives run on the GPU, so the host never waits on one to time it).
 #pragma once
 
+#include "config/train_config.h"
 #include "distributed/launch_env.h"
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/Device.h>
 
 #include <chrono>
 #include <cstdint>
@@ -16,17 +19,25 @@
 
 namespace tft::distributed {
 
+// Whether this build has c10d's NCCL backend (a CUDA build with NCCL's headers: TFT_WITH_NCCL).
+bool nccl_in_build();
+
 class ProcessGroup {
  public:
   // Joins the job: waits up to `timeout` for all world_size processes to meet. IoError when
-  // the master cannot be reached or the others do not come in time.
-  ProcessGroup(const LaunchEnv& env, std::chrono::milliseconds timeout);
+  // the master cannot be reached or the others do not come in time. `backend` is Gloo or Nccl
+  // (never Auto); NCCL's tensors live on `device`, this rank's GPU, which it binds to.
+  ProcessGroup(const LaunchEnv& env, std::chrono::milliseconds timeout,
+               DistributedBackend backend = DistributedBackend::Gloo,
+               const c10::Device& device = c10::Device(c10::DeviceType::CPU));
   ~ProcessGroup();
   ProcessGroup(const ProcessGroup&) = delete;
   ProcessGroup& operator=(const ProcessGroup&) = delete;
 
   int rank() const { return env_.rank; }
   int world_size() const { return env_.world_size; }
+
+  DistributedBackend backend() const { return backend_; }
 
   // Overwrites every rank's tensors with rank 0's (same shapes and dtypes on every rank).
   void broadcast(const std::vector<at::Tensor>& tensors);
@@ -47,6 +58,8 @@ class ProcessGroup {
   struct Impl;
   LaunchEnv env_;
   std::chrono::milliseconds timeout_;
+  DistributedBackend backend_;
+  c10::Device device_;
   std::unique_ptr<Impl> impl_;
 };
 

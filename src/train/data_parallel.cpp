@@ -30,32 +30,61 @@ std::pair<std::size_t, std::size_t> share(std::size_t n, int parts, int part) {
 // ProcessGroup is complete here (or never created), so the destructor can delete it.
 DataParallel::~DataParallel() = default;
 
-DataParallel::DataParallel(const DistributedConfig& config) {
+DistributedBackend choose_backend(DistributedBackend requested, const c10::Device& device,
+                                  bool nccl_in_build) {
+  switch (requested) {
+    case DistributedBackend::Gloo:
+      return DistributedBackend::Gloo;
+    case DistributedBackend::Auto:
+      return device.is_cuda() && nccl_in_build ? DistributedBackend::Nccl
+                                               : DistributedBackend::Gloo;
+    case DistributedBackend::Nccl:
+      if (!device.is_cuda()) {
+        throw ConfigError("training.distributed.backend: nccl reduces CUDA tensors only, and "
+                          "training.device is " + device.str() + "; use gloo (or auto)");
+      }
+      if (!nccl_in_build) {
+        throw UnsupportedError(
+            "training.distributed.backend: nccl is not in this build (a CUDA build with NCCL's "
+            "headers: -DTFT_WITH_CUDA=ON -DTFT_WITH_NCCL=ON); use gloo (or auto), which also "
+            "reduces GPU tensors");
+      }
+      return DistributedBackend::Nccl;
+  }
+  return DistributedBackend::Gloo;
+}
+
+namespace {
+
+bool build_has_nccl() {
+#ifdef TFT_WITH_DISTRIBUTED
+  return distributed::nccl_in_build();
+#else
+  return false;
+#endif
+}
+
+}  // namespace
+
+DataParallel::DataParallel(const DistributedConfig& config, const c10::Device& device)
+    : device_(device) {
   const auto env = distributed::launch_env_from_environment();
   if (!env || env->world_size == 1) return;
-  if (config.backend == DistributedBackend::Nccl) {
-    throw UnsupportedError(
-        "training.distributed.backend: nccl is not in this build yet; use gloo (or auto), "
-        "which also reduces GPU tensors");
+  if (device.is_cuda() && !device.has_index()) {
+    device_ = c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(env->local_rank));
   }
+  backend_ = choose_backend(config.backend, device_, build_has_nccl());
 #ifdef TFT_WITH_DISTRIBUTED
   rank_ = env->rank;
   world_size_ = env->world_size;
   local_rank_ = env->local_rank;
   group_ = std::make_unique<distributed::ProcessGroup>(
-      *env, std::chrono::seconds(config.timeout_seconds));
+      *env, std::chrono::seconds(config.timeout_seconds), backend_, device_);
 #else
   throw UnsupportedError("WORLD_SIZE=" + std::to_string(env->world_size) +
                          ": this build has no distributed training "
                          "(rebuild with -DTFT_WITH_DISTRIBUTED=ON)");
 #endif
-}
-
-c10::Device DataParallel::device_for(const c10::Device& device) const {
-  if (group_ && device.is_cuda() && !device.has_index()) {
-    return c10::Device(c10::DeviceType::CUDA, static_cast<c10::DeviceIndex>(local_rank_));
-  }
-  return device;
 }
 
 std::vector<RankBatch> DataParallel::rank_batches(

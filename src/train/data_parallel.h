@@ -34,12 +34,19 @@ struct RankBatch {
   std::int64_t global_windows = 0;
 };
 
+// The c10d backend a job whose ranks train on `device` uses: `auto` is NCCL on CUDA devices
+// where the build has it (`nccl_in_build`) and Gloo otherwise, PyTorch's default. ConfigError
+// for nccl on a CPU device; UnsupportedError for nccl in a build without it. Never Auto.
+DistributedBackend choose_backend(DistributedBackend requested, const c10::Device& device,
+                                  bool nccl_in_build);
+
 class DataParallel {
  public:
   // Joins the job the environment describes (distributed/launch_env.h) with the config's
-  // backend and timeout, or stays a group of one. UnsupportedError for the nccl backend and
-  // for a job in a build without TFT_WITH_DISTRIBUTED; IoError when joining fails.
-  explicit DataParallel(const DistributedConfig& config);
+  // backend and timeout, or stays a group of one; this rank trains on `device` (device()).
+  // UnsupportedError for a job in a build without TFT_WITH_DISTRIBUTED and as choose_backend
+  // says; IoError when joining fails.
+  DataParallel(const DistributedConfig& config, const c10::Device& device);
   ~DataParallel();
   DataParallel(const DataParallel&) = delete;
   DataParallel& operator=(const DataParallel&) = delete;
@@ -49,8 +56,12 @@ class DataParallel {
   int local_rank() const { return local_rank_; }
   bool writes_outputs() const { return rank_ == 0; }
 
-  // A device for this rank: "cuda" without an index becomes cuda:LOCAL_RANK in a job.
-  c10::Device device_for(const c10::Device& device) const;
+  // This rank's device: the one asked for, where "cuda" without an index is cuda:LOCAL_RANK in
+  // a job.
+  const c10::Device& device() const { return device_; }
+
+  // The backend the job reduces with (Gloo for a group of one, which never sends anything).
+  DistributedBackend backend() const { return backend_; }
 
   // This rank's step of each global batch: a contiguous share of its windows, the shares as
   // equal as they can be. A global batch with fewer windows than ranks is dropped by all, so
@@ -89,6 +100,8 @@ class DataParallel {
   int rank_ = 0;
   int world_size_ = 1;
   int local_rank_ = 0;
+  c10::Device device_;
+  DistributedBackend backend_ = DistributedBackend::Gloo;
   double reduce_seconds_ = 0.0;
   std::unique_ptr<distributed::ProcessGroup> group_;
 };

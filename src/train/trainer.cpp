@@ -117,8 +117,9 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
   }
   state_ = std::make_unique<State>(std::move(config), std::move(dataset));
   State& s = *state_;
-  s.parallel = std::make_unique<DataParallel>(s.config.training.distributed);
-  s.device = s.parallel->device_for(resolve_device(s.config.training.device, "training.device"));
+  s.parallel = std::make_unique<DataParallel>(
+      s.config.training.distributed, resolve_device(s.config.training.device, "training.device"));
+  s.device = s.parallel->device();
   s.model_config = make_model_config(s.config, s.dataset.schema());
 
   seed_all_generators(s.config.training.seed);

@@ -8,7 +8,8 @@
 //   - a two-rank run resumed from its snapshot ends bitwise like an uninterrupted one;
 //   - a rank killed mid-epoch makes the other exit non-zero, naming itself, within the timeout;
 //   - Ctrl-C to one rank stops both at the same step, as a cancellation;
-//   - an inconsistent environment is a one-line error.
+//   - an inconsistent environment is a one-line error, and so is the nccl backend on a CPU;
+//   - the backend `auto` picks: NCCL for CUDA devices where the build has it, else Gloo.
 #include <sys/wait.h>
 
 #include <chrono>
@@ -19,7 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/error.h"
 #include "distributed/launch_env.h"
+#include "train/data_parallel.h"
 #include "train/module_state.h"
 #include "train/saved_model.h"
 
@@ -227,17 +230,52 @@ TFT_TEST(an_interrupted_rank_stops_every_rank_at_the_same_step) {
   fs::remove_all(dir);
 }
 
+// tft-train as rank RANK of 2 with `config` and a master nobody serves; returns its exit status and
+// leaves its stderr in dir/err.
+int run_as_rank_of_2(const fs::path& dir, const std::string& rank, const fs::path& config) {
+  return shell("env RANK=" + rank + " WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 '" +
+               std::string(TFT_TRAIN_EXECUTABLE) + "' --config " + quoted(config) +
+               " --output " + quoted(dir / "out") + " 2>" + quoted(dir / "err"));
+}
+
 TFT_TEST(an_inconsistent_environment_is_a_clear_error) {
   const fs::path dir = prepared("dp_env");
-  const int status = shell("env RANK=2 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 '" +
-                           std::string(TFT_TRAIN_EXECUTABLE) + "' --config " +
-                           quoted(dir / "ranks.yaml") + " --output " + quoted(dir / "out") +
-                           " 2>" + quoted(dir / "err"));
-  assert_int_equal(status, 1);
+  assert_int_equal(run_as_rank_of_2(dir, "2", dir / "ranks.yaml"), 1);
   const std::string err = read_text(dir / "err");
   assert_true(err.find("RANK=\"2\": expected a whole number from 0 to 1 (below WORLD_SIZE=2)") !=
               std::string::npos);
+
+  // nccl asked for on a CPU: a config error before the job is joined (no master to reach).
+  std::string yaml = read_text(dir / "ranks.yaml");
+  yaml.replace(yaml.find("timeout_seconds: 10}"), 20, "timeout_seconds: 10, backend: nccl}");
+  write_text(dir / "nccl.yaml", yaml);
+  assert_int_equal(run_as_rank_of_2(dir, "0", dir / "nccl.yaml"), 1);
+  const std::string nccl_err = read_text(dir / "err");
+  std::printf("  %s", nccl_err.c_str());
+  assert_true(nccl_err.find("training.distributed.backend: nccl reduces CUDA tensors only, and "
+                            "training.device is cpu") != std::string::npos);
   fs::remove_all(dir);
+}
+
+TFT_TEST(the_backend_follows_the_device_and_the_build) {
+  using tft::DistributedBackend;
+  using tft::choose_backend;
+  const c10::Device cpu(c10::DeviceType::CPU), gpu(c10::DeviceType::CUDA, 1);
+  for (const bool nccl_built : {false, true}) {
+    assert_true(choose_backend(DistributedBackend::Gloo, cpu, nccl_built) ==
+                DistributedBackend::Gloo);
+    assert_true(choose_backend(DistributedBackend::Gloo, gpu, nccl_built) ==
+                DistributedBackend::Gloo);
+    assert_true(choose_backend(DistributedBackend::Auto, cpu, nccl_built) ==
+                DistributedBackend::Gloo);
+    TFT_ASSERT_THROWS_WITH(choose_backend(DistributedBackend::Nccl, cpu, nccl_built),
+                           tft::ConfigError, "nccl reduces CUDA tensors only");
+  }
+  assert_true(choose_backend(DistributedBackend::Auto, gpu, true) == DistributedBackend::Nccl);
+  assert_true(choose_backend(DistributedBackend::Auto, gpu, false) == DistributedBackend::Gloo);
+  assert_true(choose_backend(DistributedBackend::Nccl, gpu, true) == DistributedBackend::Nccl);
+  TFT_ASSERT_THROWS_WITH(choose_backend(DistributedBackend::Nccl, gpu, false),
+                         tft::UnsupportedError, "nccl is not in this build");
 }
 
 int main() {
@@ -247,6 +285,7 @@ int main() {
       cmocka_unit_test(a_killed_rank_makes_the_other_fail_within_the_timeout),
       cmocka_unit_test(an_interrupted_rank_stops_every_rank_at_the_same_step),
       cmocka_unit_test(an_inconsistent_environment_is_a_clear_error),
+      cmocka_unit_test(the_backend_follows_the_device_and_the_build),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

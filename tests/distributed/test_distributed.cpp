@@ -1,6 +1,8 @@
 // The torchrun environment read strictly, and ProcessGroup between two real processes on
 // 127.0.0.1: broadcast, bucketed gradient averaging, metric sums, and the failures a job must
-// report instead of hanging (a rank that dies, one that hangs, one that never comes).
+// report instead of hanging (a rank that dies, one that hangs, one that never comes). In a build
+// with NCCL on a machine with GPUs, the same collectives on GPU tensors through NCCL (skipped
+// elsewhere).
 //
 // Rank 1 is this executable started again as `test_distributed --worker SCENARIO PORT` (a new
 // process, not a fork: forking after LibTorch has started its thread pools is unsafe).
@@ -23,6 +25,7 @@
 #include "common/error.h"
 #include "distributed/launch_env.h"
 #include "distributed/process_group.h"
+#include "train/device.h"
 
 #include "support/cmocka_cpp.h"
 
@@ -30,16 +33,17 @@ extern char** environ;
 
 namespace {
 
+using tft::DistributedBackend;
 using tft::distributed::LaunchEnv;
 using tft::distributed::ProcessGroup;
 using Clock = std::chrono::steady_clock;
 
 const std::chrono::milliseconds kTimeout(3000);
 
-LaunchEnv loopback(int rank, int port) {
+LaunchEnv loopback(int rank, int port, int world_size = 2) {
   LaunchEnv env;
   env.rank = rank;
-  env.world_size = 2;
+  env.world_size = world_size;
   env.master_addr = "127.0.0.1";
   env.master_port = port;
   return env;
@@ -71,47 +75,62 @@ int wait_worker(pid_t pid) {
 
 // What rank r holds before the collectives: its own numbers, so that the results tell the
 // ranks apart. Three dtypes' worth of "gradients" and a bucket limit that splits them.
-std::vector<at::Tensor> rank_parameters(int rank) {
+std::vector<at::Tensor> rank_parameters(int rank, const c10::Device& device = at::kCPU) {
   std::vector<at::Tensor> params = {at::zeros({3, 4}), at::zeros({5}),
                                     at::zeros({2, 2}, at::kDouble), at::zeros({7})};
   for (std::size_t i = 0; i < params.size(); ++i) {
-    params[i].requires_grad_(true);
+    params[i] = params[i].to(device).requires_grad_(true);
     params[i].mutable_grad() =
         at::full(params[i].sizes(), (rank + 1) * (static_cast<double>(i) + 1), params[i].options());
   }
   return params;
 }
 
-// The collectives scenario, as either rank; returns an empty string or what went wrong.
-std::string run_collectives(ProcessGroup& group) {
+// The collectives scenario, as any rank of any world size, on tensors on `device`; returns an
+// empty string or what went wrong.
+std::string run_collectives(ProcessGroup& group, const c10::Device& device = at::kCPU) {
   const int rank = group.rank();
+  const double world = group.world_size();
   // broadcast: rank 0's values everywhere
-  std::vector<at::Tensor> weights = {at::full({2, 3}, rank == 0 ? 1.5 : -7.0),
-                                     at::arange(5, at::kLong) * (rank + 1)};
+  std::vector<at::Tensor> weights = {at::full({2, 3}, rank == 0 ? 1.5 : -7.0).to(device),
+                                     (at::arange(5, at::kLong) * (rank + 1)).to(device)};
   group.broadcast(weights);
-  if (!at::equal(weights[0], at::full({2, 3}, 1.5)) ||
-      !at::equal(weights[1], at::arange(5, at::kLong))) {
+  if (!at::equal(weights[0].cpu(), at::full({2, 3}, 1.5)) ||
+      !at::equal(weights[1].cpu(), at::arange(5, at::kLong))) {
     return "broadcast did not give rank 0's values";
   }
-  // gradients: the mean of (1, 2) x (i + 1) = 1.5 (i + 1), in buckets of 32 bytes
-  const auto params = rank_parameters(rank);
+  // gradients: the mean over ranks r of (r + 1)(i + 1) = (world + 1) / 2 (i + 1), in buckets of
+  // 32 bytes
+  const auto params = rank_parameters(rank, device);
   group.average_gradients(params, 32);
   for (std::size_t i = 0; i < params.size(); ++i) {
-    const auto expected = at::full(params[i].sizes(), 1.5 * (static_cast<double>(i) + 1),
-                                   params[i].grad().options());
-    if (!at::equal(params[i].grad(), expected)) {
+    const auto expected = at::full(params[i].sizes(),
+                                   (world + 1.0) / 2.0 * (static_cast<double>(i) + 1),
+                                   params[i].grad().options().device(at::kCPU));
+    if (!at::equal(params[i].grad().cpu(), expected)) {
       return "gradient " + std::to_string(i) + " not averaged";
     }
   }
-  // metric sums
+  // metric sums: of 1 + r, 0.25 and r over the ranks
   const auto sums = group.sum({1.0 + rank, 0.25, static_cast<double>(rank)});
-  if (sums != std::vector<double>{3.0, 0.5, 1.0}) return "sum is wrong";
+  const double ranks_sum = world * (world - 1.0) / 2.0;
+  if (sums != std::vector<double>{world + ranks_sum, 0.25 * world, ranks_sum}) {
+    return "sum is wrong";
+  }
   group.barrier();
   return "";
 }
 
+const c10::Device kGpu1(c10::DeviceType::CUDA, 1);
+
 int worker_main(const char* scenario, int port) {
   try {
+    if (std::strcmp(scenario, "nccl-collectives") == 0) {
+      ProcessGroup group(loopback(1, port), kTimeout, DistributedBackend::Nccl, kGpu1);
+      const std::string problem = run_collectives(group, kGpu1);
+      if (!problem.empty()) std::fprintf(stderr, "rank 1: %s\n", problem.c_str());
+      return problem.empty() ? 0 : 1;
+    }
     ProcessGroup group(loopback(1, port), kTimeout);
     if (std::strcmp(scenario, "collectives") == 0) {
       const std::string problem = run_collectives(group);
@@ -189,6 +208,34 @@ TFT_TEST(two_ranks_broadcast_average_and_sum) {
   assert_int_equal(worker_status, 0);
 }
 
+// NCCL on GPU tensors: two ranks on cuda:0 and cuda:1 where there are two GPUs; a job of one
+// where there is one (NCCL refuses two ranks on one GPU), which still builds a communicator and
+// runs every collective on the device.
+TFT_TEST(nccl_runs_the_collectives_on_gpu_tensors) {
+  if (!tft::distributed::nccl_in_build()) {
+    std::printf("  skipped: this build has no NCCL (a CUDA build with TFT_WITH_NCCL)\n");
+    skip();
+  }
+  const int gpus = tft::cuda_device_count();
+  if (gpus == 0) {
+    std::printf("  skipped: no CUDA device\n");
+    skip();
+  }
+  const c10::Device gpu0(c10::DeviceType::CUDA, 0);
+  const int port = tft::distributed::free_local_port();
+  const int world = gpus >= 2 ? 2 : 1;
+  const pid_t worker = world == 2 ? start_worker("nccl-collectives", port) : 0;
+  std::string problem;
+  {
+    ProcessGroup group(loopback(0, port, world), kTimeout, DistributedBackend::Nccl, gpu0);
+    assert_true(group.backend() == DistributedBackend::Nccl);
+    problem = run_collectives(group, gpu0);
+  }
+  if (world == 2) assert_int_equal(wait_worker(worker), 0);
+  std::printf("  NCCL: %d rank(s)\n", world);
+  if (!problem.empty()) fail_msg("rank 0: %s", problem.c_str());
+}
+
 TFT_TEST(a_rank_that_dies_fails_the_others_within_the_timeout) {
   const int port = tft::distributed::free_local_port();
   const pid_t worker = start_worker("die", port);
@@ -239,6 +286,7 @@ int main(int argc, char** argv) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(launch_env_follows_torchrun),
       cmocka_unit_test(two_ranks_broadcast_average_and_sum),
+      cmocka_unit_test(nccl_runs_the_collectives_on_gpu_tensors),
       cmocka_unit_test(a_rank_that_dies_fails_the_others_within_the_timeout),
       cmocka_unit_test(a_rank_that_hangs_fails_the_others_at_the_timeout),
       cmocka_unit_test(a_rank_that_never_comes_fails_the_join_within_the_timeout),
