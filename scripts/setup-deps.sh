@@ -9,7 +9,7 @@
 #   scripts/setup-deps.sh --cuda-dev-headers
 #                                    the wheel, plus the headers a -DTFT_WITH_CUDA=ON build needs
 #                                    for c10d's NCCL backend (NCCL, cuBLAS, cuSPARSE, cuSOLVER,
-#                                    CCCL: 10 MB of the wheel's pinned packages, no libraries).
+#                                    CCCL: 17 MB of the wheel's pinned packages, no libraries).
 #
 # Environment: TFT_TORCH_VENV (default ~/.cache/tftrain/venv-torch), TFT_TORCH_WHEEL_VERSION
 # (default: the pin below; the one version CI and the benchmarks use).
