@@ -14,6 +14,9 @@
 //  * `fn` must be a pure function of its inputs, its parameters and the RNG: it runs twice.
 //    Layers with state that must not update twice (running statistics, QAT observers) check
 //    is_recomputing() and skip the update during the rerun.
+//  * An operator that picks its kernel by grad mode (LibTorch 2.x's oneDNN LSTM) gives other
+//    bits in the graph-free first run than in the recompute: run it with grad on in every
+//    training pass (tft::with_training_grad_mode, model/segment.h).
 //  * Outputs that are not floating point are returned as non-differentiable.
 //  * Higher-order gradients work: with create_graph the recompute records its own graph.
 //  * A second backward through the same segment without retain_graph raises an error

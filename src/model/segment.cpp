@@ -160,12 +160,6 @@ TensorVector parameters_of(const std::vector<std::shared_ptr<torch::nn::Module>>
 
 }  // namespace
 
-OneDnnScope::OneDnnScope(bool enabled) : previous_(at::globalContext().userEnabledMkldnn()) {
-  at::globalContext().setUserEnabledMkldnn(enabled);
-}
-
-OneDnnScope::~OneDnnScope() { at::globalContext().setUserEnabledMkldnn(previous_); }
-
 std::vector<Span> split_span(std::int64_t begin, std::int64_t end, std::int64_t pieces) {
   std::vector<Span> spans;
   const std::int64_t length = end - begin;
@@ -233,23 +227,27 @@ TensorVector run_segment(SegmentFn fn, const TensorVector& inputs,
     };
   }
 
-  // LibTorch 2.x picks some oneDNN (mkldnn) kernels by grad mode (its LSTM, for one), so a
-  // checkpointed segment's graph-free first run would not give the bits of its recomputation
-  // or of a kept segment (seen as 1e-8 gradient differences). Segments run ATen's own kernels,
-  // the same arithmetic in every grad mode, unless a block turns oneDNN back on for a call it
-  // runs the same way in every pass (the LSTM, tft_model.cpp). The switch is process-wide:
-  // segments running at once in other threads may see it restored early (bits, not results).
-  segment = [inner = std::move(segment)](const TensorVector& in) {
-    const OneDnnScope aten_kernels(false);
-    return inner(in);
-  };
-
   if (checkpointed) {
     checkpoint::CheckpointOptions options;
     options.modules = modules;
     return checkpoint::checkpoint(std::move(segment), present, params, std::move(options));
   }
   return KeptSegmentFunction::apply(at::TensorList(present), at::TensorList(params), &segment);
+}
+
+TensorVector with_training_grad_mode(bool training, const std::function<TensorVector()>& fn) {
+  const bool recording = torch::autograd::GradMode::is_enabled();
+  TensorVector outputs;
+  {
+    const torch::autograd::AutoGradMode grad_on(recording || training);
+    outputs = fn();
+  }
+  if (!recording) {
+    for (auto& t : outputs) {
+      if (t.defined()) t = t.detach();
+    }
+  }
+  return outputs;
 }
 
 }  // namespace tft

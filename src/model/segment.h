@@ -15,6 +15,7 @@
 #include "checkpoint/recompute.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -23,19 +24,6 @@ class Module;
 }
 
 namespace tft {
-
-// Turns LibTorch's oneDNN (mkldnn) kernels on or off for its lifetime, then restores the
-// previous setting (a process-wide switch; see run_segment).
-class OneDnnScope {
- public:
-  explicit OneDnnScope(bool enabled);
-  ~OneDnnScope();
-  OneDnnScope(const OneDnnScope&) = delete;
-  OneDnnScope& operator=(const OneDnnScope&) = delete;
-
- private:
-  bool previous_;
-};
 
 // A half-open range [begin, end) of time steps (or batch rows).
 struct Span {
@@ -72,5 +60,14 @@ checkpoint::TensorVector run_segment(checkpoint::SegmentFn fn,
                                      const checkpoint::TensorVector& inputs,
                                      const std::vector<std::shared_ptr<torch::nn::Module>>& modules,
                                      bool checkpointed);
+
+// Runs `fn` with grad mode on whenever `training` is, and returns its outputs detached when
+// grad mode was off on entry. For operators that pick their kernel by grad mode: LibTorch 2.x's
+// oneDNN LSTM takes its training or its inference kernel by it, so a checkpointed segment's
+// graph-free first pass and its recompute would otherwise give different bits. The first
+// pass's graph is dropped as this returns. (This replaces switching oneDNN off around every
+// segment: a process-wide switch that concurrent trainers could leave in the wrong state.)
+checkpoint::TensorVector with_training_grad_mode(
+    bool training, const std::function<checkpoint::TensorVector()>& fn);
 
 }  // namespace tft

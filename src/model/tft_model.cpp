@@ -273,27 +273,14 @@ TFTModelImpl::Encoded TFTModelImpl::run_lstm(std::size_t unit, torch::nn::LSTM& 
     auto result = run_segment(
         [lstm, gate = post_lstm_gate_](const TensorVector& in) mutable {
           // oneDNN's fused LSTM: one kernel per chunk and direction instead of a dozen small
-          // operators per time step. It picks its training or its inference kernel by grad
-          // mode, so in training it always runs with grad on, a checkpoint's graph-free first
-          // pass included (whose graph is dropped right away): the same kernel, the same bits,
-          // in every pass.
-          const bool recording = torch::autograd::GradMode::is_enabled();
-          torch::Tensor output, state_h, state_c;
-          {
-            const OneDnnScope onednn(true);
-            const torch::autograd::AutoGradMode grad_on(recording || lstm->is_training());
-            auto [out, state] = lstm->forward(in[0], std::make_tuple(in[1], in[2]));
-            output = std::move(out);
-            state_h = std::move(std::get<0>(state));
-            state_c = std::move(std::get<1>(state));
-          }
-          if (!recording) {
-            output = output.detach();
-            state_h = state_h.detach();
-            state_c = state_c.detach();
-          }
+          // operators per time step, with grad on in every training pass (it picks its
+          // kernel by grad mode).
+          const TensorVector out = with_training_grad_mode(lstm->is_training(), [&] {
+            auto [output, state] = lstm->forward(in[0], std::make_tuple(in[1], in[2]));
+            return TensorVector{output, std::get<0>(state), std::get<1>(state)};
+          });
           // Gated skip over the LSTM, back to its selected inputs.
-          return TensorVector{gate(output, in[0]), state_h, state_c};
+          return TensorVector{gate(out[0], in[0]), out[1], out[2]};
         },
         {piece, state_h, state_c}, {lstm.ptr(), post_lstm_gate_.ptr()},
         checkpointed(unit, static_cast<std::int64_t>(chunk)));

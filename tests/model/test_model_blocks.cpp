@@ -275,7 +275,8 @@ TFT_TEST(pinball_loss_values) {
 
 namespace {
 
-// A chunked LSTM like the model's LSTM units, each chunk one segment.
+// A chunked LSTM like the model's LSTM units, each chunk one segment, with grad on in every
+// pass as segment.h asks of operators that pick their kernel by grad mode.
 struct LstmRun {
   torch::Tensor output;
   TensorVector grads;
@@ -288,8 +289,10 @@ LstmRun run_chunked_lstm(torch::nn::LSTM& lstm, const torch::Tensor& x, bool che
   for (const auto span : tft::split_span(0, x.size(1), 3)) {
     auto r = tft::run_segment(
         [lstm](const TensorVector& in) mutable {
-          auto [out, state] = lstm->forward(in[0], std::make_tuple(in[1], in[2]));
-          return TensorVector{out, std::get<0>(state), std::get<1>(state)};
+          return tft::with_training_grad_mode(lstm->is_training(), [&] {
+            auto [out, state] = lstm->forward(in[0], std::make_tuple(in[1], in[2]));
+            return TensorVector{out, std::get<0>(state), std::get<1>(state)};
+          });
         },
         {x.slice(1, span.begin, span.end), h, c}, {lstm.ptr()}, checkpointed);
     outputs.push_back(r[0]);
