@@ -44,6 +44,17 @@ void register_handle(const void* handle, std::uint64_t magic);
 // Removes the handle; false when it was not live as this type (nothing is removed).
 bool unregister_handle(const void* handle, std::uint64_t magic) noexcept;
 bool is_live_handle(const void* handle, std::uint64_t magic) noexcept;
+// Runs `action` while holding the registry's lock if the handle is live, and says whether it
+// was: a free of the same handle on another thread waits until `action` returns, so an entry
+// point that may race a free (tft_trainer_cancel) never touches freed memory. `action` must
+// be short and must not call into the registry.
+bool with_live_handle(const void* handle, std::uint64_t magic, void (*action)(const void*));
+
+[[noreturn]] inline void throw_dead_handle(const char* function, const char* parameter,
+                                           const char* type_name) {
+  throw InvalidArgumentError(std::string(function) + ": '" + parameter +
+                             "' is a dead handle (already freed, or not a " + type_name + ")");
+}
 
 // Checks a handle argument: not NULL and live as its type (the struct's kMagic, kTypeName).
 template <typename Handle>
@@ -51,9 +62,7 @@ Handle* live(Handle* handle, const char* function, const char* parameter) {
   using Type = std::remove_const_t<Handle>;
   require(handle, function, parameter);
   if (!is_live_handle(handle, Type::kMagic)) {
-    throw InvalidArgumentError(std::string(function) + ": '" + parameter +
-                               "' is a dead handle (already freed, or not a " +
-                               Type::kTypeName + ")");
+    throw_dead_handle(function, parameter, Type::kTypeName);
   }
   return handle;
 }

@@ -42,4 +42,13 @@ bool is_live_handle(const void* handle, std::uint64_t magic) noexcept {
   return it != r.handles.end() && it->second == magic;
 }
 
+bool with_live_handle(const void* handle, std::uint64_t magic, void (*action)(const void*)) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const auto it = r.handles.find(handle);
+  if (it == r.handles.end() || it->second != magic) return false;
+  action(handle);
+  return true;
+}
+
 }  // namespace tft::capi

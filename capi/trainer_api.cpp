@@ -135,7 +135,15 @@ tft_status tft_trainer_resume(tft_trainer* trainer, tft_train_report* report) {
 
 tft_status tft_trainer_cancel(tft_trainer* trainer) {
   TFT_API_BEGIN
-  live(trainer, __func__, "trainer")->trainer->cancel();
+  tft::capi::require(trainer, __func__, "trainer");
+  // Under the registry's lock: a tft_trainer_free racing this call frees the trainer either
+  // before (then this reports a dead handle) or after the flag is set, never during.
+  const auto cancel = [](const void* handle) {
+    static_cast<const tft_trainer*>(handle)->trainer->cancel();
+  };
+  if (!tft::capi::with_live_handle(trainer, tft_trainer::kMagic, cancel)) {
+    tft::capi::throw_dead_handle(__func__, "trainer", tft_trainer::kTypeName);
+  }
   TFT_API_END
 }
 

@@ -301,12 +301,14 @@ TFT_API tft_status tft_predictions_write_csv(const tft_predictions* predictions,
  * Trainer
  *
  * Threads: a trainer is used from one thread at a time, except tft_trainer_cancel, which any
- * thread may call at any time while the trainer is alive. Distinct trainers may train in
- * parallel threads. Process-wide state they share: LibTorch's intra-op thread count (set from
- * training.threads when it is > 0), its default random generator (seeded from training.seed
- * when a trainer is created and when training starts; dropout draws from it, so only a
- * trainer running alone is bitwise reproducible) and the activation-memory counters (the
- * peaks of trainers running at once include each other's tensors).
+ * thread may call at any time while the trainer is alive (and may race tft_trainer_free).
+ * Distinct trainers may train in parallel threads, independently: each has its own random
+ * generators (initial weights and dropout, seeded from training.seed), its own recompute
+ * timing for the checkpoint planner and its own CPU activation-memory account, so a trainer
+ * ends bitwise as it would alone and reports the peaks it would report alone. What they still
+ * share: LibTorch's intra-op thread count (set from training.threads when it is > 0; give
+ * every trainer the same value), and on a GPU the device's memory statistics (two trainers on
+ * one GPU see each other's tensors in their peaks).
  */
 
 typedef struct tft_trainer tft_trainer;
@@ -375,7 +377,9 @@ typedef struct tft_train_report {
  * column), UNSUPPORTED (a device this build lacks). */
 TFT_API tft_status tft_trainer_create(const tft_config* config, tft_trainer** out);
 
-/* Releases the trainer; NULL is allowed. Must not race a running tft_trainer_train. */
+/* Releases the trainer; NULL is allowed. Must not race a running tft_trainer_train. It may
+ * race tft_trainer_cancel on another thread: that call then either cancels or reports a dead
+ * handle (INVALID_ARGUMENT), and never touches freed memory. */
 TFT_API void tft_trainer_free(tft_trainer* trainer);
 
 /* Sets (or, with fn NULL, clears) the progress callback; `user` is passed back unchanged.

@@ -1,6 +1,8 @@
 #include "checkpoint/recompute.h"
 
+#include "checkpoint/generators.h"
 #include "common/torch_compat.h"
+#include "memory/tracking_allocator.h"
 
 #include <ATen/Context.h>
 #include <ATen/core/ivalue.h>
@@ -24,8 +26,15 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 thread_local int recompute_depth = 0;
-// Wall time of every outermost rerun, process-wide (backward may run on other threads).
-std::atomic<std::int64_t> total_recompute_nanoseconds{0};
+
+// The clock of segments whose forward ran with none installed. Never destroyed: segments may
+// finish their backward during static destruction.
+const std::shared_ptr<RecomputeClock>& process_clock() {
+  static const auto* clock =
+      new std::shared_ptr<RecomputeClock>(std::make_shared<RecomputeClock>());
+  return *clock;
+}
+
 
 // Marks this thread as recomputing for the lifetime of the scope (nesting allowed).
 struct RecomputingScope {
@@ -35,15 +44,16 @@ struct RecomputingScope {
   RecomputingScope& operator=(const RecomputingScope&) = delete;
 };
 
-// The states of every generator the segment may draw from: the CPU generator always, and the
-// default generator of each CUDA device one of its tensors lives on. Reads and writes of a
-// generator's state happen under that generator's mutex, as LibTorch requires.
+// The states of every generator the segment may draw from (generator_for: the installed set's,
+// or LibTorch's defaults): the CPU generator always, and the generator of each CUDA device one
+// of its tensors lives on. Reads and writes of a generator's state happen under that
+// generator's mutex, as LibTorch requires.
 class RngSnapshot {
  public:
   static RngSnapshot capture(const std::vector<c10::Device>& devices) {
     RngSnapshot snapshot;
     for (const auto& device : devices) {
-      at::Generator generator = at::globalContext().defaultGenerator(device);
+      at::Generator generator = generator_for(device);
       std::lock_guard<std::mutex> lock(generator.mutex());
       snapshot.states_.emplace_back(generator, generator.get_state());
     }
@@ -112,6 +122,10 @@ struct SegmentState : torch::CustomClassHolder {
   RngSnapshot rng;
   AutocastSnapshot autocast;
   TrainingFlags training;
+  // What the forward's thread had installed, installed again for the recompute.
+  std::shared_ptr<Generators> generators = current_generators();
+  std::shared_ptr<RecomputeClock> clock = current_recompute_clock();
+  std::shared_ptr<memory::CpuMemoryAccount> memory_account = memory::current_cpu_memory_account();
 };
 
 std::vector<c10::Device> generator_devices(const TensorVector& inputs,
@@ -207,6 +221,11 @@ class RecomputeFunction : public torch::autograd::Function<RecomputeFunction> {
 
     TensorVector outputs;
     {
+      // The forward thread's generators, clock and memory account (this may be another
+      // thread: the autograd engine runs a CUDA backward on its own device threads).
+      const GeneratorsScope generators(state->generators);
+      const RecomputeClockScope clock(state->clock);
+      const memory::CpuMemoryAccountScope memory_account(state->memory_account);
       // Put the forward's RNG, autocast and train/eval state in place for the rerun, and the
       // current ones back afterwards (also when fn throws).
       const bool rng = state->options.preserve_rng_state;
@@ -230,9 +249,9 @@ class RecomputeFunction : public torch::autograd::Function<RecomputeFunction> {
       torch::autograd::AutoGradMode grad_on(true);
       outputs = state->fn(inputs);
       if (outermost) {  // nested reruns are part of their enclosing one's time
-        total_recompute_nanoseconds += std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                           std::chrono::steady_clock::now() - started)
-                                           .count();
+        state->clock->add(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                              std::chrono::steady_clock::now() - started)
+                              .count());
       }
     }
 
@@ -310,6 +329,11 @@ TensorVector checkpoint_module(const std::shared_ptr<torch::nn::Module>& module,
 
 bool is_recomputing() { return recompute_depth > 0; }
 
-std::int64_t recompute_nanoseconds() { return total_recompute_nanoseconds.load(); }
+std::shared_ptr<RecomputeClock> current_recompute_clock() {
+  const auto& installed = ThreadSlot<RecomputeClock>::current();
+  return installed ? installed : process_clock();
+}
+
+std::int64_t recompute_nanoseconds() { return current_recompute_clock()->nanoseconds(); }
 
 }  // namespace tft::checkpoint

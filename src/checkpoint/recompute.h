@@ -5,7 +5,10 @@
 // graph, so none of its intermediate activations are kept: only `inputs` are saved. During
 // backward the segment is run again with grad enabled and differentiated in place. The rerun
 // sees the same RNG state (dropout masks match), autocast state and train/eval flags as the
-// original forward, so gradients are bitwise equal to an un-checkpointed run.
+// original forward, so gradients are bitwise equal to an un-checkpointed run. It also runs
+// with the forward thread's generators (checkpoint/generators.h), recompute clock and CPU
+// memory account installed, so a backward on another thread draws from and charges the same
+// trainer.
 //
 // Rules a caller must know:
 //  * Parameters used by `fn` must be passed in `params`: LibTorch only records the segment
@@ -23,7 +26,10 @@
 //    (c10::Error), it never crashes.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+
+#include "common/thread_slot.h"
 
 #include <ATen/core/Tensor.h>
 
@@ -65,9 +71,27 @@ TensorVector checkpoint_module(const std::shared_ptr<torch::nn::Module>& module,
 // True while this thread is recomputing a checkpointed segment during backward.
 bool is_recomputing();
 
-// Wall time spent rerunning checkpointed segments in backward since the process started, by
-// every thread (the forward reruns only; nested segments count once). The difference across
-// a step is that step's recompute cost: what the budget planner charges a unit.
+// Accumulates the wall time of checkpointed segments' reruns in backward (the forward reruns
+// only; nested segments count once). The difference across a step is that step's recompute
+// cost: what the budget planner charges a unit. A segment charges the clock installed on the
+// thread that ran its forward (RecomputeClockScope), whichever thread runs its backward; with
+// none installed, a process-wide clock that every such segment shares.
+class RecomputeClock {
+ public:
+  std::int64_t nanoseconds() const { return nanoseconds_.load(); }
+  void add(std::int64_t nanoseconds) { nanoseconds_ += nanoseconds; }
+
+ private:
+  std::atomic<std::int64_t> nanoseconds_{0};
+};
+
+// Installs `clock` (null: the process-wide one) on this thread for the scope's lifetime.
+using RecomputeClockScope = ThreadSlot<RecomputeClock>::Scope;
+
+// The clock installed on this thread (the process-wide one when none is).
+std::shared_ptr<RecomputeClock> current_recompute_clock();
+
+// current_recompute_clock()'s total so far.
 std::int64_t recompute_nanoseconds();
 
 }  // namespace tft::checkpoint

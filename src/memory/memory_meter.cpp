@@ -15,7 +15,8 @@
 
 namespace tft::memory {
 
-MemoryMeter::MemoryMeter(c10::Device device) : device_(device) {
+MemoryMeter::MemoryMeter(c10::Device device)
+    : device_(device), cpu_account_(current_cpu_memory_account()) {
   if (device.is_cpu()) {
     cpu_scope_ = std::make_unique<CpuMemoryTrackingScope>();
     return;
@@ -46,14 +47,14 @@ std::int64_t MemoryMeter::current_bytes() const {
 #ifdef TFT_WITH_CUDA
   if (device_.is_cuda()) return compat::cuda_allocated_bytes(device_.index()).current;
 #endif
-  return cpu_memory_counters().current_bytes;
+  return cpu_counters().current_bytes;
 }
 
 std::int64_t MemoryMeter::peak_bytes() const {
 #ifdef TFT_WITH_CUDA
   if (device_.is_cuda()) return compat::cuda_allocated_bytes(device_.index()).peak;
 #endif
-  return cpu_memory_counters().peak_bytes;
+  return cpu_counters().peak_bytes;
 }
 
 void MemoryMeter::reset_peak() {
@@ -63,7 +64,15 @@ void MemoryMeter::reset_peak() {
     return;
   }
 #endif
-  reset_cpu_peak();
+  if (cpu_account_) {
+    cpu_account_->reset_peak();
+  } else {
+    reset_cpu_peak();
+  }
+}
+
+CpuMemoryCounters MemoryMeter::cpu_counters() const {
+  return cpu_account_ ? cpu_account_->counters() : cpu_memory_counters();
 }
 
 ActivationProbe::ActivationProbe(MemoryMeter& meter)

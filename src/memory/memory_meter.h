@@ -11,11 +11,15 @@
 namespace tft::memory {
 
 class CpuMemoryTrackingScope;
+class CpuMemoryAccount;
+struct CpuMemoryCounters;
 
 class MemoryMeter {
  public:
-  // On CPU this installs the tracking allocator for the meter's lifetime; on CUDA it reads the
-  // caching allocator (needs a TFT_WITH_CUDA build, else throws tft::Error).
+  // On CPU this installs the tracking allocator for the meter's lifetime and reads the CPU
+  // memory account installed on this thread when the meter is made (tracking_allocator.h), or
+  // the process-wide counters without one; on CUDA it reads the caching allocator's statistics
+  // for the whole device (needs a TFT_WITH_CUDA build, else throws tft::Error).
   explicit MemoryMeter(c10::Device device);
   ~MemoryMeter();
   MemoryMeter(const MemoryMeter&) = delete;
@@ -28,7 +32,10 @@ class MemoryMeter {
   void reset_peak();
 
  private:
+  CpuMemoryCounters cpu_counters() const;
+
   c10::Device device_;
+  std::shared_ptr<CpuMemoryAccount> cpu_account_;
   std::unique_ptr<CpuMemoryTrackingScope> cpu_scope_;
 };
 

@@ -7,26 +7,37 @@
 #include <c10/core/impl/alloc_cpu.h>
 
 #include <atomic>
-#include <cstring>
 #include <mutex>
+#include <new>
 
 namespace tft::memory {
 namespace {
 
-// Each block starts with a header holding its size, so freeing needs no lookup table. The
-// header is one alignment unit wide, so the data pointer keeps c10's 64-byte alignment.
+// Each block starts with a header holding its size and its account (a reference that keeps
+// the account alive while the block lives), so freeing needs no lookup table. The header is one
+// alignment unit wide, so the data pointer keeps c10's 64-byte alignment.
+struct BlockHeader {
+  std::size_t bytes;
+  std::shared_ptr<CpuMemoryAccount> account;
+};
 constexpr std::size_t kHeaderBytes = 64;
-static_assert(kHeaderBytes >= sizeof(std::size_t));
+static_assert(kHeaderBytes >= sizeof(BlockHeader));
+
+// Counters of live and peak bytes; the process-wide set and every account use one of these.
+void add_bytes(std::atomic<std::int64_t>& current, std::atomic<std::int64_t>& peak_bytes,
+               std::int64_t bytes) {
+  const std::int64_t now = current.fetch_add(bytes, std::memory_order_relaxed) + bytes;
+  std::int64_t peak = peak_bytes.load(std::memory_order_relaxed);
+  while (now > peak && !peak_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
 
 std::atomic<std::int64_t> g_current{0};
 std::atomic<std::int64_t> g_peak{0};
 std::atomic<std::int64_t> g_allocations{0};
 
 void count_allocation(std::int64_t bytes) {
-  const std::int64_t now = g_current.fetch_add(bytes, std::memory_order_relaxed) + bytes;
-  std::int64_t peak = g_peak.load(std::memory_order_relaxed);
-  while (now > peak && !g_peak.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
-  }
+  add_bytes(g_current, g_peak, bytes);
   g_allocations.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -34,9 +45,10 @@ class TrackingAllocator final : public c10::Allocator {
  public:
   c10::DataPtr allocate(std::size_t bytes) TFT_ALLOCATE_CONST override {
     void* block = c10::alloc_cpu(bytes + kHeaderBytes);
-    std::memcpy(block, &bytes, sizeof(bytes));
+    auto* header = new (block) BlockHeader{bytes, ThreadSlot<CpuMemoryAccount>::current()};
     void* data = static_cast<char*>(block) + kHeaderBytes;
     count_allocation(static_cast<std::int64_t>(bytes));
+    if (header->account) header->account->count_allocation(static_cast<std::int64_t>(bytes));
     // LibTorch requires data == context for an allocator with a raw_deleter.
     return {data, data, &deallocate, c10::Device(c10::DeviceType::CPU)};
   }
@@ -44,9 +56,11 @@ class TrackingAllocator final : public c10::Allocator {
   static void deallocate(void* data) {
     if (data == nullptr) return;
     void* block = static_cast<char*>(data) - kHeaderBytes;
-    std::size_t bytes = 0;
-    std::memcpy(&bytes, block, sizeof(bytes));
-    g_current.fetch_sub(static_cast<std::int64_t>(bytes), std::memory_order_relaxed);
+    auto* header = static_cast<BlockHeader*>(block);
+    const auto bytes = static_cast<std::int64_t>(header->bytes);
+    g_current.fetch_sub(bytes, std::memory_order_relaxed);
+    if (header->account) header->account->count_free(bytes);
+    header->~BlockHeader();
     c10::free_cpu(block);
   }
 
@@ -91,6 +105,29 @@ void install() {
 }();
 
 }  // namespace
+
+CpuMemoryCounters CpuMemoryAccount::counters() const {
+  CpuMemoryCounters counters;
+  counters.current_bytes = current_.load(std::memory_order_relaxed);
+  counters.peak_bytes = peak_.load(std::memory_order_relaxed);
+  counters.allocations = allocations_.load(std::memory_order_relaxed);
+  return counters;
+}
+
+void CpuMemoryAccount::reset_peak() { peak_.store(current_.load(std::memory_order_relaxed)); }
+
+void CpuMemoryAccount::count_allocation(std::int64_t bytes) {
+  add_bytes(current_, peak_, bytes);
+  allocations_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void CpuMemoryAccount::count_free(std::int64_t bytes) {
+  current_.fetch_sub(bytes, std::memory_order_relaxed);
+}
+
+std::shared_ptr<CpuMemoryAccount> current_cpu_memory_account() {
+  return ThreadSlot<CpuMemoryAccount>::current();
+}
 
 CpuMemoryTrackingScope::CpuMemoryTrackingScope() { install(); }
 

@@ -1,10 +1,12 @@
 #include "model/dropout.h"
 
+#include "checkpoint/generators.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/PhiloxRNGEngine.h>
-#include <ATen/ops/dropout.h>
+#include <ATen/ops/empty_like.h>
 #include <ATen/ops/empty.h>
 #include <c10/util/Exception.h>
 #include <torch/utils.h>
@@ -22,7 +24,7 @@ constexpr int64_t kPerCounter = 4;
 constexpr int64_t kGrainCounters = 1 << 14;
 
 uint64_t draw_seed() {
-  auto generator = at::detail::getDefaultCPUGenerator();
+  at::Generator generator = checkpoint::generator_for(c10::Device(c10::DeviceType::CPU));
   std::lock_guard<std::mutex> lock(generator.mutex());
   return at::check_generator<at::CPUGeneratorImpl>(generator)->random64();
 }
@@ -64,8 +66,16 @@ DropoutImpl::DropoutImpl(double p) : p_(p) {
 
 torch::Tensor DropoutImpl::forward(const torch::Tensor& x) {
   if (!is_training() || p_ == 0.0) return x;
-  if (!x.device().is_cpu()) return at::dropout(x, p_, /*train=*/true);
-  return x * philox_dropout_mask(x, p_);
+  if (x.device().is_cpu()) return x * philox_dropout_mask(x, p_);
+  // Elsewhere a Bernoulli mask from this thread's generator for the device (LibTorch's fused
+  // dropout would draw from its shared default generator).
+  torch::Tensor mask;
+  {
+    torch::NoGradGuard no_grad;
+    mask = at::empty_like(x).bernoulli_(1.0 - p_, checkpoint::generator_for(x.device()));
+    mask.div_(1.0 - p_);
+  }
+  return x * mask;
 }
 
 }  // namespace tft

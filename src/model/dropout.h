@@ -5,12 +5,15 @@
 // recompute draws every mask again), more than any operator but the matrix products. This
 // module draws the same kind of mask (keep with probability 1 - p, kept values scaled by
 // 1 / (1 - p)) from ATen's Philox counter-based generator instead: one 64-bit seed taken from
-// the default CPU generator per call, then every element's number depends only on that seed
+// the CPU generator per call, then every element's number depends only on that seed
 // and the element's index, so the work splits over threads and vectorises, and the masks do
 // not depend on the thread count.
 //
-// Checkpointing needs nothing new: a recompute restores the default generator, draws the same
-// seed and so the same mask. On other devices this is LibTorch's own (fused) dropout.
+// Masks come from the generators installed on the thread (checkpoint/generators.h: a
+// trainer's own), else LibTorch's default ones. Checkpointing needs nothing new: a recompute
+// restores the generator, draws the same seed and so the same mask. On other devices the mask
+// is a Bernoulli draw from the same source (a second kernel beside LibTorch's fused dropout,
+// which can only draw from the shared default generator).
 #pragma once
 
 #include <torch/nn/module.h>

@@ -5,7 +5,8 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/stack.h>
 #include <c10/util/Exception.h>
-#include <torch/nn/init.h>
+#include <ATen/CPUGeneratorImpl.h>
+#include <torch/utils.h>
 
 namespace tft {
 
@@ -14,12 +15,9 @@ InputEmbeddingImpl::InputEmbeddingImpl(int64_t num_reals,
                                        int64_t hidden_size)
     : num_reals_(num_reals), hidden_size_(hidden_size) {
   if (num_reals > 0) {
-    // Initialised like num_reals independent Linear(1, hidden): U(-1, 1) since fan_in is 1.
     real_weight_ = register_parameter("real_weight", at::empty({num_reals, hidden_size}));
     real_bias_ = register_parameter("real_bias", at::empty({num_reals, hidden_size}));
-    torch::NoGradGuard no_grad;
-    torch::nn::init::uniform_(real_weight_, -1.0, 1.0);
-    torch::nn::init::uniform_(real_bias_, -1.0, 1.0);
+    initialize_own_parameters(at::detail::getDefaultCPUGenerator());
   }
   for (size_t i = 0; i < categoricals.size(); ++i) {
     const auto& variable = categoricals[i];
@@ -31,6 +29,14 @@ InputEmbeddingImpl::InputEmbeddingImpl(int64_t num_reals,
                                : register_module("projection_" + std::to_string(i),
                                                  torch::nn::Linear(dim, hidden_size)));
   }
+}
+
+void InputEmbeddingImpl::initialize_own_parameters(at::Generator generator) {
+  if (!real_weight_.defined()) return;
+  // Like num_reals independent Linear(1, hidden): U(-1, 1) since fan_in is 1.
+  torch::NoGradGuard no_grad;
+  real_weight_.uniform_(-1.0, 1.0, generator);
+  real_bias_.uniform_(-1.0, 1.0, generator);
 }
 
 torch::Tensor EmbeddedVariables::materialize() const {

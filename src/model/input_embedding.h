@@ -8,6 +8,7 @@
 // when embedding_dim != hidden, so every variable has the same width.
 #pragma once
 
+#include "model/initialization.h"
 #include "model/model_config.h"
 
 #include <torch/nn/module.h>
@@ -35,10 +36,13 @@ struct EmbeddedVariables {
   torch::Tensor materialize() const;
 };
 
-class InputEmbeddingImpl : public torch::nn::Module {
+class InputEmbeddingImpl : public torch::nn::Module, public InitializedModule {
  public:
   InputEmbeddingImpl(int64_t num_reals, const std::vector<CategoricalVariable>& categoricals,
                      int64_t hidden_size);
+
+  // The real projections: U(-1, 1), as num_reals independent Linear(1, hidden) would start.
+  void initialize_own_parameters(at::Generator generator) override;
 
   // reals: [..., num_reals] (floating point; undefined when num_reals == 0),
   // categoricals: [..., n_categoricals] int64 codes (undefined when there are none).

@@ -1,12 +1,15 @@
 #include "model/tft_model.h"
 
+#include "checkpoint/generators.h"
 #include "common/error.h"
+#include "model/initialization.h"
 #include "model/segment.h"
 
 #include <ATen/ops/amax.h>
 #include <ATen/ops/amin.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/empty.h>
+#include <ATen/ops/lstm.h>
 #include <ATen/ops/zeros.h>
 #include <torch/csrc/autograd/grad_mode.h>
 #include <torch/utils.h>
@@ -21,6 +24,36 @@ namespace tft {
 using checkpoint::TensorVector;
 
 namespace {
+
+// One LSTM pass over `input` from the state (h, c), each [layers, B, H]: LibTorch's LSTM in one
+// call, or, for stacked layers with dropout in training, layer by layer with `between` applied
+// to each layer's output before the next (what LibTorch's own inter-layer dropout does, drawing
+// from the thread's generators instead of LibTorch's shared default one).
+TensorVector lstm_forward(torch::nn::LSTM& lstm, Dropout& between, const at::Tensor& input,
+                          const at::Tensor& h, const at::Tensor& c) {
+  const std::int64_t layers = lstm->options.num_layers();
+  if (layers == 1 || !between->is_training() || between->p() == 0.0) {
+    auto [output, state] = lstm->forward(input, std::make_tuple(h, c));
+    return {output, std::get<0>(state), std::get<1>(state)};
+  }
+  const std::vector<at::Tensor> weights = lstm->all_weights();
+  const std::int64_t per_layer = static_cast<std::int64_t>(weights.size()) / layers;
+  at::Tensor x = input;
+  std::vector<at::Tensor> hs, cs;
+  for (std::int64_t layer = 0; layer < layers; ++layer) {
+    if (layer > 0) x = between(x);
+    const auto first = weights.begin() + layer * per_layer;
+    const std::vector<at::Tensor> params(first, first + per_layer);
+    auto [output, h_layer, c_layer] =
+        at::lstm(x, {h.slice(0, layer, layer + 1), c.slice(0, layer, layer + 1)}, params,
+                 lstm->options.bias(), /*num_layers=*/1, /*dropout=*/0.0, lstm->is_training(),
+                 /*bidirectional=*/false, lstm->options.batch_first());
+    x = std::move(output);
+    hs.push_back(std::move(h_layer));
+    cs.push_back(std::move(c_layer));
+  }
+  return {x, at::cat(hs), at::cat(cs)};
+}
 
 constexpr std::size_t kStaticUnit = 0, kHistoricalUnit = 1, kFutureUnit = 2, kLstmEncoderUnit = 3,
                       kLstmDecoderUnit = 4, kFirstAttentionUnit = 5;
@@ -124,12 +157,14 @@ TFTModelImpl::TFTModelImpl(ModelConfig config) : config_(std::move(config)) {
     future_selection_ = register_module(
         "future_selection", VariableSelectionNetwork(num_future_, hidden, dropout, has_static));
   }
-  const auto lstm_options = torch::nn::LSTMOptions(hidden, hidden)
-                                .num_layers(config_.lstm_layers)
-                                .dropout(config_.lstm_layers > 1 ? dropout : 0.0)
-                                .batch_first(true);
+  // No dropout inside LibTorch's LSTM: it would draw from LibTorch's shared default generator.
+  // Stacked layers get this model's Dropout between them instead (run_lstm).
+  const auto lstm_options =
+      torch::nn::LSTMOptions(hidden, hidden).num_layers(config_.lstm_layers).batch_first(true);
   lstm_encoder_ = register_module("lstm_encoder", torch::nn::LSTM(lstm_options));
   lstm_decoder_ = register_module("lstm_decoder", torch::nn::LSTM(lstm_options));
+  lstm_dropout_ =
+      register_module("lstm_dropout", Dropout(config_.lstm_layers > 1 ? dropout : 0.0));
   post_lstm_gate_ = register_module("post_lstm_gate", GateAddNorm(hidden, hidden, dropout));
   for (int64_t k = 0; k < config_.decoder_layers; ++k) {
     attention_blocks_.push_back(register_module(
@@ -138,6 +173,9 @@ TFTModelImpl::TFTModelImpl(ModelConfig config) : config_(std::move(config)) {
   }
   quantile_head_ = register_module(
       "quantile_head", QuantileHead(hidden, static_cast<int64_t>(config_.quantiles.size())));
+  // The initial weights come from this thread's generators (a trainer's own), not from the
+  // LibTorch default generator the constructors above drew from.
+  initialize_parameters(*this, checkpoint::generator_for(c10::Device(c10::DeviceType::CPU)));
 }
 
 std::vector<UnitInfo> TFTModelImpl::units() const {
@@ -271,18 +309,17 @@ TFTModelImpl::Encoded TFTModelImpl::run_lstm(std::size_t unit, torch::nn::LSTM& 
   for (std::size_t chunk = 0; chunk < pieces.size(); ++chunk) {
     const at::Tensor& piece = pieces[chunk];
     auto result = run_segment(
-        [lstm, gate = post_lstm_gate_](const TensorVector& in) mutable {
+        [lstm, between = lstm_dropout_, gate = post_lstm_gate_](const TensorVector& in) mutable {
           // oneDNN's fused LSTM: one kernel per chunk and direction instead of a dozen small
           // operators per time step, with grad on in every training pass (it picks its
           // kernel by grad mode).
           const TensorVector out = with_training_grad_mode(lstm->is_training(), [&] {
-            auto [output, state] = lstm->forward(in[0], std::make_tuple(in[1], in[2]));
-            return TensorVector{output, std::get<0>(state), std::get<1>(state)};
+            return lstm_forward(lstm, between, in[0], in[1], in[2]);
           });
           // Gated skip over the LSTM, back to its selected inputs.
           return TensorVector{gate(out[0], in[0]), out[1], out[2]};
         },
-        {piece, state_h, state_c}, {lstm.ptr(), post_lstm_gate_.ptr()},
+        {piece, state_h, state_c}, {lstm.ptr(), lstm_dropout_.ptr(), post_lstm_gate_.ptr()},
         checkpointed(unit, static_cast<std::int64_t>(chunk)));
     encoded.output.push_back(std::move(result[0]));
     state_h = std::move(result[1]);

@@ -19,10 +19,14 @@
 // The attention of the last block uses the decoder steps as queries only (earlier blocks use
 // every step, since the next block needs keys and values everywhere), over keys at all T
 // positions with a causal mask.
+//
+// Randomness (initial weights, dropout masks) comes from the generators installed on the
+// constructing or running thread (checkpoint/generators.h), else from LibTorch's defaults.
 #pragma once
 
 #include "checkpoint/checkpoint_config.h"
 #include "model/attention_block.h"
+#include "model/dropout.h"
 #include "model/gate_add_norm.h"
 #include "model/input_embedding.h"
 #include "model/model_config.h"
@@ -158,6 +162,8 @@ class TFTModelImpl : public torch::nn::Module {
   torch::nn::LSTM lstm_decoder_{nullptr};
   // The post-LSTM gated skip connection, shared by encoder and decoder steps as in the paper
   // (one time-distributed layer over the whole sequence).
+  // Between stacked LSTM layers (model.lstm_layers > 1); see run_lstm.
+  Dropout lstm_dropout_{nullptr};
   GateAddNorm post_lstm_gate_{nullptr};
   std::vector<AttentionBlock> attention_blocks_;
   QuantileHead quantile_head_{nullptr};

@@ -1,9 +1,8 @@
 #include "train/rng_state.h"
 
-#include <mutex>
+#include "checkpoint/generators.h"
 
-#include <ATen/Context.h>
-#include <torch/utils.h>
+#include <mutex>
 
 namespace tft {
 
@@ -23,9 +22,9 @@ void set_state(at::Generator generator, const at::Tensor& state) {
 
 RngState RngState::capture(const c10::Device& device) {
   RngState s;
-  s.cpu = get_state(at::globalContext().defaultGenerator(c10::Device(c10::DeviceType::CPU)));
+  s.cpu = get_state(checkpoint::generator_for(c10::Device(c10::DeviceType::CPU)));
   if (device.is_cuda()) {
-    s.cuda = get_state(at::globalContext().defaultGenerator(device));
+    s.cuda = get_state(checkpoint::generator_for(device));
     s.cuda_index = device.index();
   }
   return s;
@@ -33,14 +32,11 @@ RngState RngState::capture(const c10::Device& device) {
 
 void RngState::restore() const {
   if (cpu.defined()) {
-    set_state(at::globalContext().defaultGenerator(c10::Device(c10::DeviceType::CPU)), cpu);
+    set_state(checkpoint::generator_for(c10::Device(c10::DeviceType::CPU)), cpu);
   }
   if (cuda.defined()) {
-    set_state(at::globalContext().defaultGenerator(c10::Device(c10::DeviceType::CUDA, cuda_index)),
-              cuda);
+    set_state(checkpoint::generator_for(c10::Device(c10::DeviceType::CUDA, cuda_index)), cuda);
   }
 }
-
-void seed_all_generators(std::uint64_t seed) { torch::manual_seed(seed); }
 
 }  // namespace tft

@@ -1,6 +1,7 @@
-// The state of LibTorch's default random generators (what dropout and weight initialisation
-// draw from): captured for snapshots, and saved and restored around work that must not shift
-// the training's random stream (the memory probe). Access is under each generator's mutex.
+// The state of the random generators this thread draws from (checkpoint/generators.h: a
+// trainer's own, else LibTorch's defaults; what dropout and weight initialisation draw from):
+// captured for snapshots, and saved and restored around work that must not shift the
+// training's random stream (the memory probe). Access is under each generator's mutex.
 #pragma once
 
 #include <cstdint>
@@ -11,8 +12,8 @@
 namespace tft {
 
 struct RngState {
-  at::Tensor cpu;   // uint8 state of the default CPU generator
-  at::Tensor cuda;  // the default generator of the CUDA device trained on; undefined on CPU
+  at::Tensor cpu;   // uint8 state of the CPU generator
+  at::Tensor cuda;  // the generator of the CUDA device trained on; undefined on CPU
   c10::DeviceIndex cuda_index = -1;
 
   // The current state; the CUDA generator of `device` too when it is a CUDA device.
@@ -20,9 +21,6 @@ struct RngState {
   // Puts the captured state back (the CUDA part only when it was captured).
   void restore() const;
 };
-
-// Seeds every default generator (torch::manual_seed: CPU and, when present, CUDA).
-void seed_all_generators(std::uint64_t seed);
 
 // Restores the generators' state when it goes out of scope.
 class RngStateGuard {

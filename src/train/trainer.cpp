@@ -34,6 +34,7 @@
 #include "train/gradient_clipping.h"
 #include "train/lr_schedule.h"
 #include "train/module_state.h"
+#include "train/isolation.h"
 #include "train/rng_state.h"
 #include "train/saved_model.h"
 #include "train/snapshot.h"
@@ -79,8 +80,12 @@ struct Trainer::State {
   ModuleState best_weights;
   std::optional<CheckpointPlan> plan;  // dynamic checkpointing: what the model runs
   std::unique_ptr<DataParallel> parallel;  // this process's rank in a job (a group of one alone)
+  Isolation isolation;  // this trainer's generators, recompute clock and memory account
 
-  State(TrainConfig c, TimeSeriesDataset d) : config(std::move(c)), dataset(std::move(d)) {}
+  State(TrainConfig c, TimeSeriesDataset d)
+      : config(std::move(c)),
+        dataset(std::move(d)),
+        isolation(config.training.seed) {}
 
   // This rank's share of each of the epoch's global batches (data_parallel.h).
   std::vector<RankBatch> epoch_batches(std::int64_t epoch) const {
@@ -117,13 +122,13 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
   }
   state_ = std::make_unique<State>(std::move(config), std::move(dataset));
   State& s = *state_;
+  const Isolation::Scope isolated(s.isolation);
   s.parallel = std::make_unique<DataParallel>(
       s.config.training.distributed, resolve_device(s.config.training.device, "training.device"));
   s.device = s.parallel->device();
   s.model_config = make_model_config(s.config, s.dataset.schema());
 
-  seed_all_generators(s.config.training.seed);
-  s.model = TFTModel(s.model_config);
+  s.model = TFTModel(s.model_config);  // initial weights from this trainer's generators
   const std::size_t units = s.model->units().size();
   if (const auto problem = s.config.checkpoint.find_problem(units)) {
     std::string names;
@@ -209,6 +214,7 @@ void Trainer::cancel() noexcept { cancel_requested_.store(true); }
 
 ValidationMetrics Trainer::evaluate() {
   State& s = *state_;
+  const Isolation::Scope isolated(s.isolation);
   return s.parallel->evaluate(s.model, s.dataset, s.dataset.validation_windows(),
                               s.config.training.batch_size, s.device);
 }
@@ -218,16 +224,19 @@ int Trainer::world_size() const { return state_->parallel->world_size(); }
 
 Predictions Trainer::predict() {
   State& s = *state_;
+  const Isolation::Scope isolated(s.isolation);
   return predict_forecasts(s.model, s.dataset, s.config.training.batch_size, s.device);
 }
 
 void Trainer::save_model() const {
   const State& s = *state_;
+  const Isolation::Scope isolated(s.isolation);
   save_model_directory(output_directory() / "model", s.model, s.config, s.dataset.transforms());
 }
 
 MemoryReport Trainer::memory_report() {
   State& s = *state_;
+  const Isolation::Scope isolated(s.isolation);
   MemoryReport r;
   const std::size_t units = s.model->units().size();
   r.device = s.device.str();
@@ -285,6 +294,7 @@ MemoryReport Trainer::memory_report() {
 
 TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
   State& s = *state_;
+  const Isolation::Scope isolated(s.isolation);
   const TrainingConfig& tc = s.config.training;
   const fs::path out = output_directory();
   ensure_directory(out);

@@ -1,6 +1,11 @@
-/* The C API from several threads: four trainers training at once (each its own config, data
- * and output folder) with per-thread errors that never mix, and tft_trainer_cancel called
- * from another thread while training runs. Plain C99 + POSIX threads. */
+/* The C API from several threads:
+ *  - eight trainers training at once (each its own seed and output folder; dropout and
+ *    checkpointing on) end bitwise as each ends alone, with the same activation peaks, and
+ *    their per-thread errors never mix;
+ *  - tft_trainer_cancel called from another thread while training runs;
+ *  - tft_trainer_cancel racing tft_trainer_free: cancelled or a dead handle, never a touch of
+ *    freed memory (the sanitizer leg and valgrind watch this one).
+ * Plain C99 + POSIX threads. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,13 +18,13 @@
 
 #include "capi/capi_test_support.h"
 
-enum { kThreads = 4 };
+enum { kThreads = 8 };
 
 struct worker {
   int index;
   char output_dir[300];
   tft_status train_status;
-  double final_validation_loss;
+  tft_train_report report;
   int errors_kept_apart; /* 1 when this thread's own errors were what it read back */
   char message[512];
 };
@@ -47,9 +52,11 @@ static void* train_one(void* arg) {
     return NULL;
   }
   {
-    char quoted[320];
+    char quoted[320], seed[32];
     snprintf(quoted, sizeof quoted, "\"%s\"", w->output_dir);
     tft_config_set(config, "output.directory", quoted);
+    snprintf(seed, sizeof seed, "%d", 100 + w->index);
+    tft_config_set(config, "training.seed", seed);
   }
   if (tft_config_set(config, key, "1") != TFT_ERROR_CONFIG || !own_error_is_visible(w->index)) {
     w->errors_kept_apart = 0;
@@ -62,9 +69,11 @@ static void* train_one(void* arg) {
   }
   memset(&report, 0, sizeof report);
   report.struct_size = sizeof report;
+  report.validation.struct_size = sizeof report.validation;
+  report.memory.struct_size = sizeof report.memory;
   w->train_status = tft_trainer_train(trainer, &report);
   if (w->train_status != TFT_OK) snprintf(w->message, sizeof w->message, "%s", tft_last_error());
-  w->final_validation_loss = report.final_validation_loss;
+  w->report = report;
   /* The error made before training is still this thread's last one. */
   if (w->train_status == TFT_OK && !own_error_is_visible(w->index)) w->errors_kept_apart = 0;
   if (tft_config_set(config, key, "1") != TFT_ERROR_CONFIG || !own_error_is_visible(w->index)) {
@@ -75,28 +84,68 @@ static void* train_one(void* arg) {
   return NULL;
 }
 
-static void four_trainers_train_concurrently(void** state) {
+static void start_workers(struct worker* workers, const char* dir, const char* name,
+                          int concurrently) {
   pthread_t threads[kThreads];
-  struct worker workers[kThreads];
+  int i;
+  for (i = 0; i < kThreads; ++i) {
+    memset(&workers[i], 0, sizeof workers[i]);
+    workers[i].index = i;
+    snprintf(workers[i].output_dir, sizeof workers[i].output_dir, "%s/%s%d", dir, name, i);
+    if (concurrently) {
+      assert_int_equal(pthread_create(&threads[i], NULL, train_one, &workers[i]), 0);
+    } else {
+      train_one(&workers[i]);
+    }
+  }
+  if (concurrently) {
+    for (i = 0; i < kThreads; ++i) assert_int_equal(pthread_join(threads[i], NULL), 0);
+  }
+  for (i = 0; i < kThreads; ++i) {
+    if (workers[i].train_status != TFT_OK) {
+      fail_msg("%s %d: %s: %s", name, i, tft_status_name(workers[i].train_status),
+               workers[i].message);
+    }
+    assert_true(isfinite(workers[i].report.final_validation_loss));
+    assert_true(workers[i].errors_kept_apart);
+  }
+}
+
+/* Bitwise: the same bits of every loss and metric, the same activation peaks. */
+static void assert_same_run(const tft_train_report* alone, const tft_train_report* together,
+                            int index) {
+  const double alone_losses[] = {alone->final_train_loss, alone->final_validation_loss,
+                                 alone->best_validation_loss, alone->initial_validation_loss,
+                                 alone->validation.loss, alone->validation.mae_p50};
+  const double together_losses[] = {together->final_train_loss, together->final_validation_loss,
+                                    together->best_validation_loss,
+                                    together->initial_validation_loss, together->validation.loss,
+                                    together->validation.mae_p50};
+  if (memcmp(alone_losses, together_losses, sizeof alone_losses) != 0) {
+    fail_msg("trainer %d: final train loss %.17g alone, %.17g together; validation %.17g, %.17g",
+             index, alone->final_train_loss, together->final_train_loss,
+             alone->final_validation_loss, together->final_validation_loss);
+  }
+  assert_int_equal(alone->epochs_run, together->epochs_run);
+  assert_int_equal(alone->peak_activation_bytes, together->peak_activation_bytes);
+  assert_int_equal(alone->memory.checkpointed_peak_bytes, together->memory.checkpointed_peak_bytes);
+  assert_int_equal(alone->memory.unchecked_peak_bytes, together->memory.unchecked_peak_bytes);
+}
+
+static void eight_trainers_at_once_end_as_each_ends_alone(void** state) {
+  struct worker alone[kThreads], together[kThreads];
   char dir[256];
   int i;
   (void)state;
   make_scratch_dir(dir, "threads");
+  start_workers(alone, dir, "alone", 0);
+  start_workers(together, dir, "together", 1);
   for (i = 0; i < kThreads; ++i) {
-    memset(&workers[i], 0, sizeof workers[i]);
-    workers[i].index = i;
-    snprintf(workers[i].output_dir, sizeof workers[i].output_dir, "%s/run%d", dir, i);
-    assert_int_equal(pthread_create(&threads[i], NULL, train_one, &workers[i]), 0);
+    assert_true(alone[i].report.peak_activation_bytes > 0);
+    assert_same_run(&alone[i].report, &together[i].report, i);
   }
-  for (i = 0; i < kThreads; ++i) assert_int_equal(pthread_join(threads[i], NULL), 0);
-  for (i = 0; i < kThreads; ++i) {
-    if (workers[i].train_status != TFT_OK) {
-      fail_msg("thread %d: %s: %s", i, tft_status_name(workers[i].train_status),
-               workers[i].message);
-    }
-    assert_true(isfinite(workers[i].final_validation_loss));
-    assert_true(workers[i].errors_kept_apart);
-  }
+  /* The seeds matter: otherwise "the same as alone" would prove nothing. */
+  assert_true(alone[0].report.final_train_loss != alone[1].report.final_train_loss);
   remove_tree(dir);
 }
 
@@ -158,10 +207,65 @@ static void cancel_from_another_thread(void** state) {
   remove_tree(dir);
 }
 
+/* ------------------------------------------------------------------ cancel racing free */
+
+struct cancel_race {
+  tft_trainer* trainer; /* only its address is used once freed */
+  pthread_mutex_t mutex;
+  int cancels;      /* successful cancels before the free */
+  int saw_dead;     /* the canceller got INVALID_ARGUMENT */
+  tft_status wrong; /* any other status */
+};
+
+static void* cancel_until_dead(void* arg) {
+  struct cancel_race* race = arg;
+  for (;;) {
+    const tft_status status = tft_trainer_cancel(race->trainer);
+    pthread_mutex_lock(&race->mutex);
+    if (status == TFT_OK) {
+      ++race->cancels;
+    } else {
+      if (status == TFT_ERROR_INVALID_ARGUMENT) race->saw_dead = 1;
+      else race->wrong = status;
+      pthread_mutex_unlock(&race->mutex);
+      return NULL;
+    }
+    pthread_mutex_unlock(&race->mutex);
+  }
+}
+
+static void cancel_racing_free_is_safe(void** state) {
+  struct cancel_race race;
+  tft_config* config;
+  pthread_t thread;
+  char dir[256];
+  int started = 0;
+  (void)state;
+  make_scratch_dir(dir, "cancel_race");
+  memset(&race, 0, sizeof race);
+  pthread_mutex_init(&race.mutex, NULL);
+  config = load_tiny_config(dir);
+  ASSERT_OK(tft_trainer_create(config, &race.trainer));
+  assert_int_equal(pthread_create(&thread, NULL, cancel_until_dead, &race), 0);
+  while (!started) { /* free only once cancels are flowing */
+    pthread_mutex_lock(&race.mutex);
+    started = race.cancels > 0;
+    pthread_mutex_unlock(&race.mutex);
+  }
+  tft_trainer_free(race.trainer);
+  assert_int_equal(pthread_join(thread, NULL), 0);
+  assert_true(race.saw_dead);
+  assert_int_equal(race.wrong, TFT_OK);
+  tft_config_free(config);
+  pthread_mutex_destroy(&race.mutex);
+  remove_tree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(four_trainers_train_concurrently),
+      cmocka_unit_test(eight_trainers_at_once_end_as_each_ends_alone),
       cmocka_unit_test(cancel_from_another_thread),
+      cmocka_unit_test(cancel_racing_free_is_safe),
   };
   return cmocka_run_group_tests_name("capi_threads", tests, NULL, NULL);
 }
