@@ -30,6 +30,7 @@ done
 packages=(
   build-essential cmake ninja-build pkg-config ccache git
   libyaml-cpp-dev nlohmann-json3-dev libcmocka-dev libcli11-dev libfmt-dev
+  libssl-dev  # libcrypto's SHA-256 (saved models' and snapshots' checksums)
   libgloo-dev  # Gloo's headers, which LibTorch's c10d headers include (src/distributed)
   valgrind
   swig mono-mcs mono-runtime libmono-system-core4.0-cil libmono-system-numerics4.0-cil
