@@ -1,11 +1,11 @@
 #include "train/atomic_file.h"
 
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 #include <unistd.h>
 
@@ -25,12 +25,31 @@ void remove_quietly(const fs::path& path) {
   fs::remove_all(path, ignored);
 }
 
-// Flushes a file's data to the disk, so a rename never publishes an empty file after a crash.
-void sync_file(const fs::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) return;
-  (void)::fsync(fd);
-  (void)::close(fd);
+// Writes all of `content` to a new file at `path` and flushes it to the disk (so a rename never
+// publishes an empty file after a crash). POSIX calls rather than a stream: a full disk or a
+// read-only file system is reported with its errno, at the call that met it.
+void write_and_sync(const fs::path& path, std::string_view content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) io_fail("cannot write", path, std::strerror(errno));
+  const char* data = content.data();
+  std::size_t left = content.size();
+  while (left > 0) {
+    const ssize_t written = ::write(fd, data, left);
+    if (written < 0 && errno == EINTR) continue;
+    if (written < 0) {
+      const int error = errno;
+      (void)::close(fd);
+      io_fail("cannot write", path, std::strerror(error));
+    }
+    data += written;
+    left -= static_cast<std::size_t>(written);
+  }
+  if (::fsync(fd) != 0 && errno != EINVAL) {  // EINVAL: a file that cannot sync (a pipe)
+    const int error = errno;
+    (void)::close(fd);
+    io_fail("cannot write", path, std::strerror(error));
+  }
+  if (::close(fd) != 0) io_fail("cannot write", path, std::strerror(errno));
 }
 
 }  // namespace
@@ -49,32 +68,20 @@ void ensure_directory(const fs::path& directory) {
   if (!fs::is_directory(directory, ec)) io_fail("not a folder", directory, "a file is in the way");
 }
 
-void replace_file_atomically(const fs::path& path,
-                             const std::function<void(const std::string& temporary)>& write) {
+void write_file_atomically(const fs::path& path, std::string_view content) {
   const fs::path temporary = temporary_sibling(path);
   try {
-    write(temporary.string());
+    write_and_sync(temporary, content);
   } catch (...) {
     remove_quietly(temporary);
     throw;
   }
-  sync_file(temporary);
   std::error_code ec;
   fs::rename(temporary, path, ec);
   if (ec) {
     remove_quietly(temporary);
     io_fail("cannot write", path, ec.message());
   }
-}
-
-void write_file_atomically(const fs::path& path, const std::string& content) {
-  replace_file_atomically(path, [&](const std::string& temporary) {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) io_fail("cannot write", temporary, std::strerror(errno));
-    out.write(content.data(), static_cast<std::streamsize>(content.size()));
-    out.close();
-    if (!out) io_fail("cannot write", temporary, "write failed (disk full?)");
-  });
 }
 
 void replace_directory_atomically(const fs::path& path,

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace tft {
 
@@ -17,13 +18,10 @@ std::filesystem::path temporary_sibling(const std::filesystem::path& path);
 // Creates `directory` and its parents if missing.
 void ensure_directory(const std::filesystem::path& directory);
 
-// Writes `content` to `path` atomically (temporary file, flushed, then renamed over `path`).
-void write_file_atomically(const std::filesystem::path& path, const std::string& content);
-
-// Calls `write(temporary)` to produce a file, then renames it over `path`. `write` must
-// create the file at the path it is given (LibTorch's archives write by file name).
-void replace_file_atomically(const std::filesystem::path& path,
-                             const std::function<void(const std::string& temporary)>& write);
+// Writes `content` to `path` atomically (temporary file, flushed to the disk, then renamed over
+// `path`). On failure (a full disk, a read-only folder) `path` keeps its old content and no
+// temporary is left behind.
+void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 // Builds a folder with `fill(temporary_folder)` (an empty folder named `<path>.tmp-<pid>`),
 // then puts it in place of `path`. An existing `path` is swapped out in one step where the
