@@ -1,14 +1,18 @@
 #include "train/saved_model.h"
 
+#include <map>
+
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
 #include "common/error.h"
+#include "common/sha256.h"
 #include "config/train_config_io.h"
 #include "train/atomic_file.h"
 #include "train/json_util.h"
 #include "train/model_config_json.h"
 #include "train/module_state.h"
+#include "train/sealed_archive.h"
 
 namespace tft {
 
@@ -20,9 +24,38 @@ constexpr const char* kWeights = "weights.pt";
 constexpr const char* kModelConfig = "model_config.json";
 constexpr const char* kTransforms = "transforms.json";
 constexpr const char* kConfig = "config.yaml";
+constexpr const char* kChecksums = "SHA256SUMS";
+constexpr const char* kFiles[] = {kWeights, kModelConfig, kTransforms, kConfig};
 
-void write_text(const fs::path& path, const std::string& text) {
-  write_file_atomically(path, text);
+// SHA256SUMS in `sha256sum`'s format ("<64 hex>  <name>" per line), so `sha256sum -c SHA256SUMS`
+// checks a folder by hand too.
+std::string checksums_text(const std::map<std::string, std::string>& contents) {
+  std::string text;
+  for (const auto& [name, bytes] : contents) text += sha256_hex(bytes) + "  " + name + "\n";
+  return text;
+}
+
+// The digests SHA256SUMS lists, by file name. IoError naming the file and line when a line is
+// not "<64 hex digits> <space> <space or *> <name>".
+std::map<std::string, std::string> parse_checksums(const std::string& text,
+                                                   const std::string& where) {
+  std::map<std::string, std::string> digests;
+  std::size_t line_start = 0;
+  for (int line = 1; line_start < text.size(); ++line) {
+    std::size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string::npos) line_end = text.size();
+    const std::string entry = text.substr(line_start, line_end - line_start);
+    line_start = line_end + 1;
+    const bool well_formed =
+        entry.size() > 66 && entry[64] == ' ' && (entry[65] == ' ' || entry[65] == '*') &&
+        entry.find_first_not_of("0123456789abcdef") == 64;
+    if (!well_formed) {
+      throw IoError(where + ":" + std::to_string(line) +
+                    ": expected '<SHA-256 in hex>  <file name>' (damaged?)");
+    }
+    digests[entry.substr(66)] = entry.substr(0, 64);
+  }
+  return digests;
 }
 
 }  // namespace
@@ -30,18 +63,16 @@ void write_text(const fs::path& path, const std::string& text) {
 void save_model_directory(const fs::path& directory, const TFTModel& model,
                           const TrainConfig& config, const DataTransforms& transforms) {
   ensure_directory(directory.parent_path());
-  const ModuleState state = copy_module_state(*model);
+  torch::serialize::OutputArchive archive;
+  write_module_state(archive, copy_module_state(*model));
+  std::map<std::string, std::string> contents;
+  contents[kWeights] = archive_to_bytes(archive, "the weights of '" + directory.string() + "'");
+  contents[kModelConfig] = model_config_to_json(model->config()).dump(2) + "\n";
+  contents[kTransforms] = transforms.to_json().dump(2) + "\n";
+  contents[kConfig] = train_config_to_yaml(config);
   replace_directory_atomically(directory, [&](const fs::path& folder) {
-    torch::serialize::OutputArchive archive;
-    write_module_state(archive, state);
-    try {
-      archive.save_to((folder / kWeights).string());
-    } catch (const c10::Error& e) {
-      throw IoError("cannot write '" + (folder / kWeights).string() + "': " + e.what_without_backtrace());
-    }
-    write_text(folder / kModelConfig, model_config_to_json(model->config()).dump(2) + "\n");
-    write_text(folder / kTransforms, transforms.to_json().dump(2) + "\n");
-    write_text(folder / kConfig, train_config_to_yaml(config));
+    for (const auto& [name, bytes] : contents) write_file_atomically(folder / name, bytes);
+    write_file_atomically(folder / kChecksums, checksums_text(contents));
   });
 }
 
@@ -54,29 +85,57 @@ SavedModel SavedModel::load(const fs::path& directory) {
   if (!fs::is_directory(directory)) {
     throw IoError("saved model '" + directory.string() + "': not a folder");
   }
-  const fs::path config_path = directory / kConfig;
-  TrainConfig config = load_train_config_string(read_file(config_path), "");
-  const std::string model_config_where = (directory / kModelConfig).string();
-  ModelConfig model_config = model_config_from_json(
-      parse_json(read_file(directory / kModelConfig), model_config_where));
-  const std::string transforms_where = (directory / kTransforms).string();
-  DataTransforms transforms;
-  try {
-    transforms = DataTransforms::from_json(
-        parse_json(read_file(directory / kTransforms), transforms_where));
-  } catch (const DataError& e) {
-    throw IoError(transforms_where + ": " + e.what());
+  // Every file is checked against SHA256SUMS before anything is parsed: a damaged file is an
+  // error naming it, never a silently different model.
+  const fs::path checksums_path = directory / kChecksums;
+  if (!fs::exists(checksums_path)) {
+    throw IoError("saved model '" + directory.string() + "': " + kChecksums +
+                  " is missing (a folder written by save_model_directory has one)");
   }
+  const std::map<std::string, std::string> digests =
+      parse_checksums(read_file(checksums_path), checksums_path.string());
+  std::map<std::string, std::string> contents;
+  for (const char* name : kFiles) {
+    const fs::path path = directory / name;
+    const auto digest = digests.find(name);
+    if (digest == digests.end()) {
+      throw IoError(checksums_path.string() + ": lists no checksum for " + name);
+    }
+    std::string bytes = read_file(path);
+    if (sha256_hex(bytes) != digest->second) {
+      throw IoError("'" + path.string() + "' is damaged: its SHA-256 differs from the one in " +
+                    kChecksums + " (the file was changed or corrupted after it was saved)");
+    }
+    contents[name] = std::move(bytes);
+  }
+
+  // The files passed their checksums, so a config error here means a folder written by
+  // another version; the error names the file either way.
+  const auto in_file = [&](const char* name, const auto& parse) {
+    const std::string where = (directory / name).string();
+    try {
+      return parse(where);
+    } catch (const ConfigError& e) {
+      throw ConfigError(where + ": " + e.what());
+    } catch (const DataError& e) {
+      throw IoError(where + ": " + e.what());
+    }
+  };
+  TrainConfig config = in_file(kConfig, [&](const std::string&) {
+    return load_train_config_string(contents[kConfig], "");
+  });
+  ModelConfig model_config = in_file(kModelConfig, [&](const std::string& where) {
+    return model_config_from_json(parse_json(contents[kModelConfig], where));
+  });
+  DataTransforms transforms = in_file(kTransforms, [&](const std::string& where) {
+    return DataTransforms::from_json(parse_json(contents[kTransforms], where));
+  });
 
   SavedModel saved(std::move(config), std::move(model_config), std::move(transforms));
   saved.model_ = TFTModel(saved.model_config_);
   const std::string weights = (directory / kWeights).string();
   torch::serialize::InputArchive archive;
-  try {
-    archive.load_from(weights);
-  } catch (const c10::Error& e) {
-    throw IoError("cannot read '" + weights + "': " + e.what_without_backtrace());
-  }
+  load_archive_from_bytes(archive, contents[kWeights], "'" + weights + "'");
   load_module_state(*saved.model_, read_module_state(archive, *saved.model_, weights), weights);
   saved.model_->eval();
   return saved;

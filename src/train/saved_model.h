@@ -7,6 +7,9 @@
 //     model_config.json   the ModelConfig, input schema included (model_config_json.h)
 //     transforms.json     the fitted scalers and categorical encoders (DataTransforms)
 //     config.yaml         the training config (train_config_to_yaml)
+//     SHA256SUMS          the SHA-256 of each file above, in `sha256sum`'s format; loading
+//                         checks every file against it first, so a damaged or edited file is
+//                         an error naming it (LibTorch's archive reader checks no CRC)
 //
 // The folder is written as `model.tmp-<pid>` and then put in place of `model` (an existing one
 // is replaced in one step where the system allows; see atomic_file.h). Loading it and
@@ -36,8 +39,9 @@ void save_model_directory(const std::filesystem::path& directory, const TFTModel
 
 class SavedModel {
  public:
-  // Reads a folder written by save_model_directory (IoError when a file is missing or
-  // unreadable, ConfigError when a config in it is invalid). The model runs on the CPU.
+  // Reads a folder written by save_model_directory (IoError when a file is missing,
+  // unreadable or damaged, ConfigError when a config in it is invalid). The model runs on the
+  // CPU.
   static SavedModel load(const std::filesystem::path& directory);
 
   const TrainConfig& config() const { return config_; }

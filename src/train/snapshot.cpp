@@ -1,12 +1,10 @@
 #include "train/snapshot.h"
 
-#include <torch/serialize/input-archive.h>
-#include <torch/serialize/output-archive.h>
-
 #include "common/error.h"
 #include "train/atomic_file.h"
 #include "train/json_util.h"
 #include "train/model_config_json.h"
+#include "train/sealed_archive.h"
 
 namespace tft {
 
@@ -15,7 +13,35 @@ namespace fs = std::filesystem;
 namespace {
 
 constexpr const char* kFormat = "tftrain-snapshot";
-constexpr std::int64_t kVersion = 1;
+// 2: sealed (a SHA-256 over the payload), and the state may hold an epoch in progress.
+constexpr std::int64_t kVersion = 2;
+
+nlohmann::json epoch_in_progress_to_json(const EpochInProgress& e) {
+  nlohmann::json j;
+  j["steps_done"] = e.steps_done;
+  j["loss_sum"] = e.loss_sum;
+  j["samples"] = e.samples;
+  j["peak_activation_bytes"] = e.peak_activation_bytes;
+  j["seconds"] = e.seconds;
+  j["allreduce_seconds"] = e.allreduce_seconds;
+  return j;
+}
+
+EpochInProgress epoch_in_progress_from_json(const nlohmann::json& j, const std::string& where) {
+  const std::string here = where + ": epoch_in_progress";
+  EpochInProgress e;
+  e.steps_done = json_get_int(j, "steps_done", here);
+  e.loss_sum = json_get_number(j, "loss_sum", here);
+  e.samples = json_get_int(j, "samples", here);
+  e.peak_activation_bytes = json_get_int(j, "peak_activation_bytes", here);
+  e.seconds = json_get_number(j, "seconds", here);
+  e.allreduce_seconds = json_get_number(j, "allreduce_seconds", here);
+  if (e.steps_done < 1 || e.samples < 0) {
+    throw IoError(here + ": steps_done " + std::to_string(e.steps_done) + ", samples " +
+                  std::to_string(e.samples) + " are not a started epoch");
+  }
+  return e;
+}
 
 nlohmann::json state_to_json(const SnapshotState& s, const ModelConfig& config) {
   nlohmann::json j;
@@ -32,6 +58,7 @@ nlohmann::json state_to_json(const SnapshotState& s, const ModelConfig& config) 
     history.push_back(nlohmann::json::parse(epoch_metrics_to_json(m).dump()));
   }
   j["history"] = history;
+  if (s.in_progress) j["epoch_in_progress"] = epoch_in_progress_to_json(*s.in_progress);
   j["model_config"] = nlohmann::json::parse(model_config_to_json(config).dump());
   return j;
 }
@@ -51,6 +78,9 @@ SnapshotState state_from_json(const nlohmann::json& j, const std::string& where)
   const nlohmann::json& history = json_get(j, "history", where);
   if (!history.is_array()) throw IoError(where + ": key 'history': expected an array");
   for (const nlohmann::json& m : history) s.history.push_back(epoch_metrics_from_json(m));
+  if (j.contains("epoch_in_progress")) {
+    s.in_progress = epoch_in_progress_from_json(j.at("epoch_in_progress"), where);
+  }
   return s;
 }
 
@@ -61,8 +91,6 @@ void save_snapshot(const fs::path& path, const SnapshotState& state, const TFTMo
                    const RngState& rng) {
   ensure_directory(path.parent_path());
   torch::serialize::OutputArchive archive;
-  archive.write("format", c10::IValue(std::string(kFormat)));
-  archive.write("version", c10::IValue(kVersion));
   archive.write("state", c10::IValue(state_to_json(state, model->config()).dump()));
   torch::serialize::OutputArchive weights, best, adam;
   write_module_state(weights, copy_module_state(*model));
@@ -73,34 +101,14 @@ void save_snapshot(const fs::path& path, const SnapshotState& state, const TFTMo
   archive.write("optimizer", adam);
   archive.write("rng_cpu", rng.cpu.cpu());
   if (rng.cuda.defined()) archive.write("rng_cuda", rng.cuda.cpu());
-  replace_file_atomically(path, [&](const std::string& temporary) {
-    try {
-      archive.save_to(temporary);
-    } catch (const c10::Error& e) {
-      throw IoError("cannot write snapshot '" + temporary + "': " + e.what_without_backtrace());
-    }
-  });
+  save_sealed_archive(path, archive, kFormat, kVersion);
 }
 
 Snapshot load_snapshot(const fs::path& path, const TFTModel& model,
                        torch::optim::Optimizer& optimizer) {
   const std::string where = "snapshot '" + path.string() + "'";
-  if (!fs::exists(path)) throw IoError(where + ": no such file");
-  torch::serialize::InputArchive archive;
-  try {
-    archive.load_from(path.string());
-  } catch (const c10::Error& e) {
-    throw IoError(where + ": cannot read: " + e.what_without_backtrace());
-  }
-  c10::IValue format, version, state_text;
-  if (!archive.try_read("format", format) || !format.isString() ||
-      format.toStringRef() != kFormat) {
-    throw IoError(where + ": not a tftrain snapshot");
-  }
-  if (!archive.try_read("version", version) || !version.isInt() ||
-      version.toInt() != kVersion) {
-    throw IoError(where + ": unsupported snapshot version");
-  }
+  torch::serialize::InputArchive archive = load_sealed_archive(path, kFormat, kVersion, where);
+  c10::IValue state_text;
   if (!archive.try_read("state", state_text) || !state_text.isString()) {
     throw IoError(where + ": no training state in it");
   }

@@ -1,20 +1,23 @@
-// Snapshots: the saved state of a training run after an epoch, enough to continue it as if it
-// had never stopped (bitwise the same weights on the same device and thread count).
+// Snapshots: the saved state of a training run after an epoch, or after a step inside one
+// (training.snapshot_every_steps), enough to continue it as if it had never stopped (bitwise
+// the same weights and metrics on the same device and thread count).
 //
-// One LibTorch archive (written atomically: temporary file, then rename):
-//   "format"      "tftrain-snapshot", "version" 1
-//   "state"       JSON text: epochs completed, LR-schedule and early-stopping state, the
-//                 metrics history, timing and memory so far, whether training stopped early,
-//                 and the model config (a snapshot of another model is refused)
+// A sealed archive (sealed_archive.h: format "tftrain-snapshot", version 2, a SHA-256 over the
+// payload, written atomically) whose payload holds
+//   "state"       JSON text: epochs completed, the epoch in progress if any (its steps taken
+//                 and their sums), LR-schedule and early-stopping state, the metrics history,
+//                 timing and memory so far, whether training stopped early, and the model
+//                 config (a snapshot of another model is refused)
 //   "model"       the weights after the last epoch       } module_state.h layout
 //   "best_model"  the weights of the best epoch so far   }
 //   "optimizer"   Adam's state (LibTorch's serialisation: moments and step counts)
-//   "rng_cpu"     the default CPU generator's state; "rng_cuda" when training on CUDA
+//   "rng_cpu"     the trainer's CPU generator's state; "rng_cuda" when training on CUDA
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +32,18 @@
 
 namespace tft {
 
+// The part of an epoch a snapshot taken inside it has done: its first `steps_done` steps (of
+// the epoch's fixed batch order), what their losses summed to, and so on, so that the rest of
+// the epoch adds up exactly as without the break.
+struct EpochInProgress {
+  std::int64_t steps_done = 0;
+  double loss_sum = 0.0;  // sum over the steps' windows of the loss (this rank's)
+  std::int64_t samples = 0;
+  std::int64_t peak_activation_bytes = 0;
+  double seconds = 0.0;
+  double allreduce_seconds = 0.0;
+};
+
 struct SnapshotState {
   std::int64_t epochs_completed = 0;
   bool stopped_early = false;
@@ -39,6 +54,8 @@ struct SnapshotState {
   LrSchedule::State lr_schedule;
   EarlyStopping::State early_stopping;
   std::vector<EpochMetrics> history;
+  // Set when the snapshot was taken inside epoch epochs_completed + 1.
+  std::optional<EpochInProgress> in_progress;
 };
 
 struct Snapshot {
@@ -55,7 +72,8 @@ void save_snapshot(const std::filesystem::path& path, const SnapshotState& state
 
 // Reads a snapshot for `model` and loads the optimizer state into `optimizer` (whose
 // parameters must be the model's). Nothing is put into the model; the caller applies
-// Snapshot::model. IoError when the file is missing, corrupt or not a snapshot; ConfigError
+// Snapshot::model. IoError when the file is missing, truncated, damaged (the checksum) or not
+// a snapshot; ConfigError
 // when it was written for another model configuration.
 Snapshot load_snapshot(const std::filesystem::path& path, const TFTModel& model,
                        torch::optim::Optimizer& optimizer);
