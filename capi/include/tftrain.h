@@ -392,7 +392,9 @@ TFT_API tft_status tft_trainer_set_progress_callback(tft_trainer* trainer, tft_p
  * forecast.csv, summary.json, ...; see docs/config.md). `report` may be NULL; its struct_size
  * must be set otherwise. Errors: INVALID_ARGUMENT, IO, NUMERICAL (NaN or infinity: the model
  * keeps the best weights so far), CANCELLED (the callback or tft_trainer_cancel: the last
- * finished epoch's snapshot stays on disk for tft_trainer_resume). */
+ * snapshot, of an epoch or of a training.snapshot_every_steps step, stays on disk for
+ * tft_trainer_resume). IO also when a file cannot be written (a full disk, a read-only
+ * folder): the files already there stay as they were. */
 TFT_API tft_status tft_trainer_train(tft_trainer* trainer, tft_train_report* report);
 
 /* The same, continuing from the snapshot of an earlier run with this output.directory (a

@@ -195,6 +195,7 @@ std::optional<ConfigProblem> training_problem(const TrainingConfig& t) {
   if (auto p = at_least("training.early_stopping_patience", t.early_stopping_patience, 0)) {
     return p;
   }
+  if (auto p = at_least("training.snapshot_every_steps", t.snapshot_every_steps, 0)) return p;
   if (auto p = at_least("training.threads", t.threads, 0)) return p;
   if (auto p = at_least("training.distributed.timeout_seconds", t.distributed.timeout_seconds, 1)) {
     return p;
@@ -297,7 +298,8 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
       t.lr_schedule.kind == u.lr_schedule.kind && t.lr_schedule.factor == u.lr_schedule.factor &&
       t.lr_schedule.patience == u.lr_schedule.patience &&
       t.lr_schedule.min_lr == u.lr_schedule.min_lr &&
-      t.early_stopping_patience == u.early_stopping_patience && t.seed == u.seed &&
+      t.early_stopping_patience == u.early_stopping_patience &&
+      t.snapshot_every_steps == u.snapshot_every_steps && t.seed == u.seed &&
       t.threads == u.threads && t.device == u.device &&
       t.distributed.backend == u.distributed.backend &&
       t.distributed.timeout_seconds == u.distributed.timeout_seconds;

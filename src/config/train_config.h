@@ -157,6 +157,9 @@ struct TrainingConfig {
   LrScheduleConfig lr_schedule;
   // Epochs without a better validation loss before stopping; 0 turns early stopping off.
   std::int64_t early_stopping_patience = 10;
+  // A snapshot every this many optimizer steps (counted over the run), besides the one after
+  // every epoch; 0: only after epochs. A run killed mid-epoch resumes from the last one.
+  std::int64_t snapshot_every_steps = 0;
   std::uint64_t seed = 42;
   // Intra-op threads; 0 leaves LibTorch's default.
   std::int64_t threads = 0;

@@ -354,6 +354,9 @@ const std::vector<Field>& fields() {
     f.push_back(non_negative_int(
         "training.early_stopping_patience",
         [](TrainConfig& c) -> std::int64_t& { return c.training.early_stopping_patience; }));
+    f.push_back(non_negative_int(
+        "training.snapshot_every_steps",
+        [](TrainConfig& c) -> std::int64_t& { return c.training.snapshot_every_steps; }));
     f.push_back(Field{
         "training.seed", [](const TrainConfig& c) { return std::to_string(c.training.seed); },
         [](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {

@@ -18,6 +18,7 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   j["validation"] = validation_metrics_to_json(r.validation);
   j["epochs_run"] = r.epochs_run;
   j["resumed_from_epoch"] = r.resumed_from_epoch;
+  j["resumed_from_step"] = r.resumed_from_step;
   j["early_stopped"] = r.early_stopped;
   j["train_seconds"] = r.train_seconds;
   j["samples_per_second"] = r.samples_per_second;
@@ -53,6 +54,18 @@ std::string percent(double fraction) {
   return buf;
 }
 
+// " (resumed after epoch 2)", " (resumed at epoch 3, step 40)", or nothing for a fresh run.
+std::string resumed_text(const TrainReport& r) {
+  if (r.resumed_from_step > 0) {
+    return " (resumed at epoch " + std::to_string(r.resumed_from_epoch + 1) + ", step " +
+           std::to_string(r.resumed_from_step) + ")";
+  }
+  if (r.resumed_from_epoch > 0) {
+    return " (resumed after epoch " + std::to_string(r.resumed_from_epoch) + ")";
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string summary_text(const TrainReport& r) {
@@ -65,9 +78,7 @@ std::string summary_text(const TrainReport& r) {
   out += "Training summary\n";
   line("epochs run", std::to_string(r.epochs_run) +
                          (r.early_stopped ? " (early stopped)" : "") +
-                         (r.resumed_from_epoch > 0
-                              ? " (resumed after epoch " + std::to_string(r.resumed_from_epoch) + ")"
-                              : ""));
+                         resumed_text(r));
   line("validation loss: initial", number(r.initial_validation_loss));
   line("validation loss: final epoch", number(r.final_validation_loss));
   line("validation loss: best",

@@ -62,6 +62,8 @@ struct TrainReport {
   double final_validation_loss = std::numeric_limits<double>::quiet_NaN();  // last epoch's
   std::int64_t epochs_run = 0;          // epochs completed, resumed ones included
   std::int64_t resumed_from_epoch = 0;  // epochs the snapshot held (0: a fresh run)
+  // Steps of epoch resumed_from_epoch + 1 the snapshot held (training.snapshot_every_steps).
+  std::int64_t resumed_from_step = 0;
   bool early_stopped = false;
   double train_seconds = 0.0;       // training steps only, over every epoch
   double samples_per_second = 0.0;  // training samples / train_seconds

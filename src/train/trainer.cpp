@@ -108,6 +108,14 @@ TrainConfig validated(TrainConfig config) {
   return config;
 }
 
+// "of epoch 2" after `epochs_completed` epochs, "of epoch 3, step 40" when `steps_done` steps
+// of the next one were done too.
+std::string snapshot_label(std::int64_t epochs_completed, std::int64_t steps_done) {
+  if (steps_done == 0) return "of epoch " + std::to_string(epochs_completed);
+  return "of epoch " + std::to_string(epochs_completed + 1) + ", step " +
+         std::to_string(steps_done);
+}
+
 }  // namespace
 
 Trainer::Trainer(TrainConfig config) : Trainer(validated(config), TimeSeriesDataset::load(config)) {}
@@ -126,6 +134,14 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
   s.parallel = std::make_unique<DataParallel>(
       s.config.training.distributed, resolve_device(s.config.training.device, "training.device"));
   s.device = s.parallel->device();
+  if (s.config.training.snapshot_every_steps > 0 && s.parallel->world_size() > 1) {
+    // A mid-epoch snapshot would need every rank's partial loss sums; rank 0 writes only its
+    // own. Epoch snapshots hold the agreed sums and work in jobs.
+    throw UnsupportedError(
+        "training.snapshot_every_steps: snapshots inside an epoch are not supported in jobs of "
+        "several ranks (this job has " + std::to_string(s.parallel->world_size()) +
+        "); use 0 (a snapshot after every epoch)");
+  }
   s.model_config = make_model_config(s.config, s.dataset.schema());
 
   s.model = TFTModel(s.model_config);  // initial weights from this trainer's generators
@@ -308,7 +324,10 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
   s.new_optimizer();
   s.best_weights = s.initial_weights;
   s.initial_rng.restore();
-  std::int64_t resumed_from = 0;
+  std::int64_t resumed_from = 0, resumed_steps = 0;
+  // What the snapshot on disk holds, for messages ("of epoch 2", "of epoch 3, step 40");
+  // empty while there is none.
+  std::string last_snapshot;
   if (resume && fs::exists(snapshot_path())) {
     Snapshot snapshot = load_snapshot(snapshot_path(), s.model, *s.optimizer);
     load_module_state(*s.model, snapshot.model, "snapshot '" + snapshot_path().string() + "'");
@@ -319,6 +338,8 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
     schedule.set_state(st.lr_schedule);
     early.set_state(st.early_stopping);
     resumed_from = st.epochs_completed;
+    if (st.in_progress) resumed_steps = st.in_progress->steps_done;
+    last_snapshot = snapshot_label(st.epochs_completed, resumed_steps);
   } else if (has_validation) {
     st.initial_validation_loss = evaluate().loss;
   }
@@ -356,10 +377,10 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
     load_module_state(*s.model, s.best_weights, "best weights");
     std::string where = "epoch " + std::to_string(epoch);
     if (step > 0) where += ", step " + std::to_string(step) + "/" + std::to_string(steps);
-    std::string kept = st.epochs_completed > 0
-                           ? "; the snapshot of epoch " + std::to_string(st.epochs_completed) +
-                                 " is in " + snapshot_path().string() + " (resume continues)"
-                           : "; no epoch finished";
+    const std::string kept =
+        last_snapshot.empty() ? "; no snapshot was written"
+                              : "; the snapshot " + last_snapshot + " is in " +
+                                    snapshot_path().string() + " (resume continues)";
     throw CancelledError("training cancelled at " + where + kept);
   };
 
@@ -374,8 +395,19 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       s.model->train();
       const std::vector<RankBatch> batches = s.epoch_batches(epoch - 1);
       const auto steps = static_cast<std::int64_t>(batches.size());
-      double loss_sum = 0.0;
-      std::int64_t samples = 0, peak = 0;
+      // A snapshot taken inside this epoch: its steps are done and their sums carry on.
+      const EpochInProgress resumed = st.in_progress.value_or(EpochInProgress{});
+      st.in_progress.reset();
+      const std::int64_t first_step = resumed.steps_done;
+      if (first_step >= steps && first_step > 0) {
+        throw ConfigError("snapshot '" + snapshot_path().string() + "' was taken after step " +
+                          std::to_string(first_step) + " of epoch " + std::to_string(epoch) +
+                          ", but this data and batch size give " + std::to_string(steps) +
+                          " steps per epoch; resume with the data and training.batch_size of "
+                          "that run, or train without resuming");
+      }
+      double loss_sum = resumed.loss_sum;
+      std::int64_t samples = resumed.samples, peak = resumed.peak_activation_bytes;
       // Each step's loss and gradient norm stay on the device, and the host reads them back in
       // batches: on a GPU, at the epoch's end and, for a progress callback, at most ten times a
       // second (as often as the printer redraws); on the CPU, where reading costs nothing,
@@ -384,8 +416,10 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       // found late has cost only the steps after it, as the best weights come back either way.
       const at::Tensor step_stats =
           at::empty({steps, 2}, at::TensorOptions().dtype(at::kDouble).device(s.device));
-      std::vector<std::int64_t> step_samples;
-      std::int64_t steps_read = 0, samples_read = 0;
+      // Per step, its windows (the steps before first_step are read already: their losses are
+      // in loss_sum).
+      std::vector<std::int64_t> step_samples(static_cast<std::size_t>(first_step), 0);
+      std::int64_t steps_read = first_step, samples_read = samples;
       Clock::time_point last_read{};
       const auto read_steps = [&](std::int64_t end) {
         const at::Tensor host = step_stats.slice(0, steps_read, end).cpu();
@@ -408,9 +442,10 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
         steps_read = end;
         last_read = Clock::now();
       };
-      const double reduce_seconds_before = s.parallel->reduce_seconds();
+      const double reduce_seconds_before = s.parallel->reduce_seconds() - resumed.allreduce_seconds;
       const Clock::time_point start = Clock::now();
-      for (std::int64_t step = 0; step < steps; ++step) {
+      const auto epoch_seconds = [&] { return resumed.seconds + seconds_since(start); };
+      for (std::int64_t step = first_step; step < steps; ++step) {
         // In a job every rank stops at the same step: a rank that wants to stop says so here,
         // and all stop when any does (one small all-reduce per step).
         stop_wanted = cancel_requested_.exchange(false) || stop_wanted;
@@ -438,8 +473,28 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
           read_steps(step + 1);
         }
         s.optimizer->step();
+        const std::int64_t run_step = (epoch - 1) * steps + step + 1;
+        if (tc.snapshot_every_steps > 0 && run_step % tc.snapshot_every_steps == 0 &&
+            step + 1 < steps && s.parallel->writes_outputs()) {
+          read_steps(step + 1);
+          EpochInProgress done;
+          done.steps_done = step + 1;
+          done.loss_sum = loss_sum;
+          done.samples = samples;
+          done.peak_activation_bytes = peak;
+          done.seconds = epoch_seconds();
+          done.allreduce_seconds = s.parallel->reduce_seconds() - reduce_seconds_before;
+          st.in_progress = done;
+          // Unchanged inside an epoch, but a run's first epoch has not stored them yet.
+          st.lr_schedule = schedule.state();
+          st.early_stopping = early.state();
+          save_snapshot(snapshot_path(), st, s.model, s.best_weights, *s.optimizer,
+                        RngState::capture(s.device));
+          st.in_progress.reset();
+          last_snapshot = snapshot_label(epoch - 1, step + 1);
+        }
         if (progress) {
-          const double elapsed = seconds_since(start);
+          const double elapsed = epoch_seconds();
           TrainProgress p;
           p.kind = TrainProgress::Kind::Step;
           p.epoch = epoch;
@@ -457,7 +512,7 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
         }
       }
       read_steps(steps);
-      const double seconds = seconds_since(start);
+      const double seconds = epoch_seconds();
 
       // The epoch's loss and throughput over every rank's windows.
       const std::vector<double> totals = s.parallel->sum({loss_sum, static_cast<double>(samples)});
@@ -495,6 +550,7 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       if (s.parallel->writes_outputs()) {
         save_snapshot(snapshot_path(), st, s.model, s.best_weights, *s.optimizer,
                       RngState::capture(s.device));
+        last_snapshot = snapshot_label(epoch, 0);
         std::string lines;
         for (const EpochMetrics& e : st.history) lines += epoch_metrics_to_json(e).dump() + "\n";
         write_file_atomically(out / "metrics.jsonl", lines);
@@ -533,6 +589,7 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
   }
   report.epochs_run = st.epochs_completed;
   report.resumed_from_epoch = resumed_from;
+  report.resumed_from_step = resumed_steps;
   report.early_stopped = st.stopped_early;
   report.train_seconds = st.train_seconds;
   report.samples_per_second =

@@ -4,15 +4,16 @@
 //
 // Files written to config.output.directory:
 //   metrics.jsonl        one JSON line per epoch (metrics.h), rewritten after each epoch
-//   snapshots/last.pt    the run's state after the last finished epoch (snapshot.h)
+//   snapshots/last.pt    the run's state after the last finished epoch, or after the last
+//                        training.snapshot_every_steps step (snapshot.h)
 //   model/               the final model: the best epoch's weights (saved_model.h)
 //   forecast.csv         validation windows and the window after the data (forecast_csv.h)
 //   forecast.svg         forecast vs actual, up to four series (forecast_svg.h)
 //   interpretation.json  variable importances and attention (interpretation.h)
 //   summary.json         how the run ended (summary.h)
 //
-// Determinism: the constructor seeds LibTorch's generators with training.seed before building
-// the model, and sets torch::set_num_threads(training.threads) when it is > 0 (a process-wide
+// Determinism: the trainer's own generators (isolation.h) are seeded with training.seed before
+// the model is built, and the constructor sets torch::set_num_threads(training.threads) when it is > 0 (a process-wide
 // setting). Epoch k's batches come from WindowSampler::epoch_batches(k) (seeded from (seed, k)).
 // Every train(resume = false) starts from the same initial weights and random state, so two
 // runs with the same config and thread count end with bitwise equal weights on the CPU, and a
@@ -62,9 +63,12 @@ class Trainer {
   //
   // `progress` is called after every step and after every epoch (train_report.h), on this
   // thread. It returning false, or cancel(), stops the run at the next step boundary with a
-  // CancelledError: the snapshot of the last finished epoch stays on disk (resume continues
-  // from it), the model holds the best weights so far, model/ and the other outputs are not
+  // CancelledError: the last snapshot (of the last finished epoch, or of the last
+  // snapshot_every_steps step) stays on disk (resume continues from it), the model holds the best weights so far, model/ and the other outputs are not
   // written.
+  //
+  // A file that cannot be written (a full disk, a read-only folder) is an IoError naming it;
+  // what was on disk before stays (atomic_file.h).
   //
   // A NaN or infinite loss, gradient norm or validation loss stops the run with a
   // NumericalError naming the epoch, step and learning rate; the model gets the best weights

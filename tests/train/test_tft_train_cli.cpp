@@ -1,13 +1,24 @@
 // The tft-train runner end to end: a tiny config trains and writes its files (exit 0), flags
 // override the YAML, --resume continues, and every failure exits non-zero with one line
-// "tft-train: <reason>" (a missing file, a bad flag, conflicting flags).
+// "tft-train: <reason>" (a missing file, a bad flag, conflicting flags), and a run killed with
+// SIGKILL inside an epoch resumes from its last step snapshot to end like an uninterrupted one.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "train/saved_model.h"
 
 #include "train/train_test_support.h"
 
@@ -125,10 +136,102 @@ TFT_TEST(test_failures_exit_non_zero_with_one_line) {
   fs::remove_all(dir);
 }
 
+namespace {
+
+// Many small steps per epoch (batch_size 4: 45 steps), a snapshot every 5.
+const char* kStepSnapshotConfig = R"(data:
+  path: data.csv
+  time_column: t
+  group_columns: [series]
+  target: y
+  static_categoricals: [series]
+  known_reals: [season_sin, season_cos]
+  unknown_reals: [lagged]
+windows: {encoder_length: 8, prediction_length: 3}
+split: {validation_steps: 10}
+model: {hidden_size: 8, attention_heads: 2, dropout: 0.1}
+training: {epochs: 2, batch_size: 4, learning_rate: 0.01, seed: 5, threads: 1,
+           snapshot_every_steps: 5}
+checkpoint: {strategy: uniform, interval: 1}
+)";
+
+// Starts tft-train with `arguments` (its output to files in `dir`); returns its pid.
+pid_t spawn_tft_train(const fs::path& dir, const std::vector<std::string>& arguments) {
+  std::vector<std::string> words = {TFT_TRAIN_EXECUTABLE};
+  words.insert(words.end(), arguments.begin(), arguments.end());
+  std::vector<char*> argv;
+  for (std::string& w : words) argv.push_back(w.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, (dir / "killed.out").c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&actions, 2, (dir / "killed.err").c_str(),
+                                   O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = -1;
+  const int error = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  assert_int_equal(error, 0);
+  return pid;
+}
+
+// The (train_loss, validation loss) of every epoch in a run's metrics.jsonl.
+std::vector<std::pair<double, double>> epoch_losses(const fs::path& output) {
+  std::vector<std::pair<double, double>> losses;
+  std::istringstream lines(read_text(output / "metrics.jsonl"));
+  for (std::string line; std::getline(lines, line);) {
+    const auto j = nlohmann::json::parse(line);
+    losses.emplace_back(j.at("train_loss").get<double>(),
+                        j.at("validation_loss").get<double>());
+  }
+  return losses;
+}
+
+}  // namespace
+
+TFT_TEST(test_kill_9_inside_an_epoch_then_resume_ends_like_an_uninterrupted_run) {
+  const fs::path dir = scratch_dir("cli_kill");
+  write_text(dir / "data.csv", synthetic_csv(80));
+  write_text(dir / "run.yaml", kStepSnapshotConfig);
+  const std::string config = (dir / "run.yaml").string();
+  Run r = run(dir, "--config '" + config + "' --output '" + (dir / "straight").string() + "'");
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+
+  // Killed as soon as its first snapshot (epoch 1, step 5) is on disk, 40 steps before the
+  // epoch ends. On a machine so loaded that the kill comes after the epoch's end, try again.
+  bool resumed_inside_an_epoch = false;
+  for (int attempt = 0; attempt < 3 && !resumed_inside_an_epoch; ++attempt) {
+    const fs::path out = dir / ("killed_" + std::to_string(attempt));
+    const pid_t pid = spawn_tft_train(dir, {"--config", config, "--output", out.string()});
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(2);
+    while (!fs::exists(out / "snapshots" / "last.pt") &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    assert_int_equal(kill(pid, SIGKILL), 0);
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    if (!WIFSIGNALED(status)) fail_msg("tft-train ended before the kill: %d", status);
+    assert_false(fs::exists(out / "summary.json"));
+
+    r = run(dir, "--config '" + config + "' --output '" + out.string() + "' --resume");
+    if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+    resumed_inside_an_epoch = r.out.find("(resumed at epoch 1, step ") != std::string::npos;
+    // Wherever the kill landed, the run ends as if it had not happened.
+    assert_true(epoch_losses(out) == epoch_losses(dir / "straight"));
+    tft::SavedModel killed = tft::SavedModel::load(out / "model");
+    tft::SavedModel straight = tft::SavedModel::load(dir / "straight" / "model");
+    assert_true(same_weights(killed.model(), straight.model()));
+  }
+  assert_true(resumed_inside_an_epoch);
+  fs::remove_all(dir);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_trains_and_writes_files),
       cmocka_unit_test(test_failures_exit_non_zero_with_one_line),
+      cmocka_unit_test(test_kill_9_inside_an_epoch_then_resume_ends_like_an_uninterrupted_run),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
