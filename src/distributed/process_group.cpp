@@ -16,6 +16,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <csignal>
 #include <cstdlib>
 #include <map>
 #include <string>
@@ -51,6 +52,17 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const std::string& master
   }
   if (is_loopback(master_addr)) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
   return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+// Gloo's TCP pairs write with writev, which raises SIGPIPE when the peer has died; its default
+// action would end this rank silently before Gloo reports the closed connection as an error.
+// CPython ignores SIGPIPE at start-up, so every PyTorch job runs this way; a host that set a
+// disposition of its own keeps it.
+void ignore_sigpipe_unless_the_host_handles_it() {
+  struct sigaction current {};
+  if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
+    std::signal(SIGPIPE, SIG_IGN);
+  }
 }
 
 // Flattens `tensors` (grouped by dtype, in order) into buffers of at most `bucket_bytes`, runs
@@ -129,6 +141,7 @@ ProcessGroup::ProcessGroup(const LaunchEnv& env, std::chrono::milliseconds timeo
         "ProcessGroup: nccl needs a CUDA build with NCCL and a GPU with an index, got " +
         device.str());
   }
+  ignore_sigpipe_unless_the_host_handles_it();
   try {
     c10d::TCPStoreOptions options;
     options.port = static_cast<std::uint16_t>(env.master_port);

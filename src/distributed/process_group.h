@@ -4,6 +4,8 @@
 // a rank that died or hangs makes the others fail, never wait forever. Gloo's failures are an
 // IoError naming this rank and the operation; NCCL's watchdog ends the process instead, as in
 // PyTorch (NCCL's collectives run on the GPU, so the host never waits on one to time it).
+// Joining a job sets SIGPIPE to ignored when it has the default disposition (as CPython does):
+// a peer that died must be an error here, not a signal that ends this rank.
 #pragma once
 
 #include "config/train_config.h"

@@ -136,21 +136,24 @@ TFT_TEST(two_ranks_end_like_one_process_with_twice_the_batch) {
 
   // The same windows and the same gradient in exact arithmetic; in floating point the sums
   // over the batch run in another order (two halves, then the all-reduce), and Adam turns a
-  // rounding-level difference in a near-zero gradient into a different step of size lr. So
-  // one epoch (5 steps) is compared, within bounds well above what was measured (train loss
-  // 2e-7 relative, validation loss 3.5e-6, weights 1.9e-5 apart): 1e-5 relative for the
-  // losses, 1e-3 for the weights (one flipped Adam step would be 2 lr = 0.02).
+  // rounding-level difference in a near-zero gradient into a different step of size lr. How
+  // large that is depends on the CPU's kernels. So one epoch (5 steps) is compared, within
+  // bounds well above what was measured (validation loss 3.5e-6 relative and weights 1.9e-5
+  // apart on an Intel Xeon; validation loss 1.8e-5 relative on an AMD EPYC) and well below
+  // what a wrong average gives (a rank's gradient lost or counted twice moves the losses by
+  // percents): 1e-4 relative for the losses, 1e-3 for the weights (one flipped Adam step
+  // would be 2 lr = 0.02).
+  const double difference = max_weight_difference(dir / "one" / "model", dir / "two" / "model");
+  std::printf("  largest weight difference after one epoch: %.3g\n", difference);
+  assert_true(difference < 1e-3);
   const auto one = metrics(dir / "one"), two = metrics(dir / "two");
   assert_int_equal(one.size(), 1);
   assert_int_equal(two.size(), 1);
   for (const char* key : {"train_loss", "validation_loss", "q_risk_p50"}) {
     const double a = one[0].at(key).get<double>(), b = two[0].at(key).get<double>();
     std::printf("  %s: one process %.12g, two ranks %.12g\n", key, a, b);
-    if (!(std::fabs(a - b) <= 1e-5 * std::fabs(a))) fail_msg("%s differs", key);
+    if (!(std::fabs(a - b) <= 1e-4 * std::fabs(a))) fail_msg("%s differs", key);
   }
-  const double difference = max_weight_difference(dir / "one" / "model", dir / "two" / "model");
-  std::printf("  largest weight difference after one epoch: %.3g\n", difference);
-  assert_true(difference < 1e-3);
 
   // --nproc 2 starts the same job: the same weights, bit for bit.
   run_one(dir, "--config " + quoted(dir / "ranks.yaml") + " --output " + quoted(dir / "nproc") +
