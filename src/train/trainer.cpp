@@ -550,11 +550,12 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       if (s.parallel->writes_outputs()) {
         save_snapshot(snapshot_path(), st, s.model, s.best_weights, *s.optimizer,
                       RngState::capture(s.device));
-        last_snapshot = snapshot_label(epoch, 0);
         std::string lines;
         for (const EpochMetrics& e : st.history) lines += epoch_metrics_to_json(e).dump() + "\n";
         write_file_atomically(out / "metrics.jsonl", lines);
       }
+      // Rank 0 writes the job's one snapshot; every rank names it when cancelled.
+      last_snapshot = snapshot_label(epoch, 0);
 
       if (progress) {
         TrainProgress p;
