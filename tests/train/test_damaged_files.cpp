@@ -174,8 +174,21 @@ TFT_TEST(test_damaged_snapshot_is_an_error_naming_it) {
   const std::size_t harmless = damage_every_way(run.snapshot(), "last.pt", load, /*flips=*/600);
   print_message("last.pt: %zu of about 600 bit flips changed nothing loaded (zip metadata)\n",
                 harmless);
-  // And through the trainer: --resume on a damaged snapshot fails before training anything.
   const std::string original = read_text(run.snapshot());
+  // Regression (found under ASan, where the flips above land at other offsets): a damaged type
+  // name in the sealed archive's own pickle made TorchScript's type parser throw an exception
+  // that is not a c10::Error, and it escaped as a foreign exception.
+  std::string renamed = original;
+  const std::string type_name = "_rebuild_tensor_v2";
+  for (std::size_t at = renamed.find(type_name); at != std::string::npos;
+       at = renamed.find(type_name, at + 1)) {
+    renamed[at + 4] = '5';
+  }
+  assert_true(renamed != original);
+  write_text(run.snapshot(), renamed);
+  TFT_ASSERT_THROWS_WITH(load(), tft::IoError, "last.pt");
+  write_text(run.snapshot(), original);
+  // And through the trainer: --resume on a damaged snapshot fails before training anything.
   std::string flipped = original;
   flipped[flipped.size() / 2] = static_cast<char>(flipped[flipped.size() / 2] ^ 0x10);
   write_text(run.snapshot(), flipped);
