@@ -11,8 +11,11 @@
 #                                    for c10d's NCCL backend (NCCL, cuBLAS, cuSPARSE, cuSOLVER,
 #                                    CCCL: 17 MB of the wheel's pinned packages, no libraries).
 #
+# Every mode also installs the pinned pyarrow wheel (Arrow C++ and Parquet, for Parquet input)
+# into the venv.
+#
 # Environment: TFT_TORCH_VENV (default ~/.cache/tftrain/venv-torch), TFT_TORCH_WHEEL_VERSION
-# (default: the pin below; the one version CI and the benchmarks use).
+# and TFT_PYARROW_VERSION (default: the pins below; the versions CI and the benchmarks use).
 set -euo pipefail
 
 torch_source=wheel
@@ -22,7 +25,7 @@ for arg in "$@"; do
     --debian) torch_source=debian ;;
     --cuda-dev-headers) cuda_dev_headers=yes ;;
     --torch-wheel) torch_source=wheel ;;  # the default; kept for older instructions
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     *) echo "setup-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -41,9 +44,8 @@ if [ "$torch_source" = debian ]; then
   # libopenblas0-pthread matters: without it Debian's LibTorch runs on reference BLAS (3-4x
   # slower).
   packages+=(libtorch-dev libopenblas0-pthread)
-else
-  packages+=(python3-venv python3-pip)
 fi
+packages+=(python3-venv python3-pip)  # the venv of the torch and pyarrow wheels
 
 missing=()
 for p in "${packages[@]}"; do
@@ -58,11 +60,20 @@ if [ "${#missing[@]}" -gt 0 ]; then
     "${missing[@]}" >&2
 fi
 
+venv="${TFT_TORCH_VENV:-$HOME/.cache/tftrain/venv-torch}"
+[ -x "$venv/bin/python" ] || python3 -m venv "$venv" >&2
+# Apache Arrow C++ and Parquet (Parquet input; Debian 12 packages no libarrow-dev) come with the
+# pyarrow wheel: its libarrow.so.N, libparquet.so.N and headers (cmake/TftArrow.cmake). Every
+# leg reads Parquet, so it goes into the venv whichever LibTorch is used.
+arrow_version="${TFT_PYARROW_VERSION:-26.0.1}"
+if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('pyarrow') != '$arrow_version')" 2>/dev/null; then
+  echo "setup-deps: installing pyarrow==$arrow_version from PyPI into $venv" >&2
+  "$venv/bin/pip" install -q --no-deps "pyarrow==$arrow_version" >&2
+fi
+
 [ "$torch_source" = wheel ] || exit 0
 
-venv="${TFT_TORCH_VENV:-$HOME/.cache/tftrain/venv-torch}"
 version="${TFT_TORCH_WHEEL_VERSION:-2.15.0}"
-[ -x "$venv/bin/python" ] || python3 -m venv "$venv" >&2
 if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('torch') != '$version')" 2>/dev/null; then
   echo "setup-deps: installing torch==$version from PyPI into $venv" >&2
   # --no-deps: we only need LibTorch (headers, libtorch_cpu, libc10), not its Python deps.

@@ -496,3 +496,38 @@ func TestFinalizers(t *testing.T) {
 	runtime.GC()
 	runtime.GC()
 }
+
+// A Parquet copy of the tiny data (TFTRAIN_TINY_PARQUET, written by ctest's fixture with
+// scripts/csv_to_parquet.py) trains the same model as the CSV, and a saved model reads it.
+func TestParquetTrainsLikeCSV(t *testing.T) {
+	parquet := os.Getenv("TFTRAIN_TINY_PARQUET")
+	if parquet == "" {
+		t.Skip("TFTRAIN_TINY_PARQUET is not set (a build without Parquet)")
+	}
+	train := func(data string) (float64, *Trainer) {
+		cfg := tinyConfig(t)
+		defer cfg.Close()
+		check(t, cfg.Set("training.epochs", "1"))
+		if data != "" {
+			check(t, cfg.Set("data.path", data))
+		}
+		trainer := must(NewTrainer(cfg))
+		return must(trainer.Train()).FinalValidationLoss, trainer
+	}
+	fromCSV, a := train("")
+	defer a.Close()
+	fromParquet, b := train(parquet)
+	defer b.Close()
+	if fromCSV != fromParquet {
+		t.Fatalf("final validation loss: csv %v, parquet %v", fromCSV, fromParquet)
+	}
+	dir := filepath.Join(t.TempDir(), "model")
+	check(t, a.Save(dir))
+	model := must(LoadModel(dir))
+	defer model.Close()
+	preds := must(model.Predict(parquet))
+	defer preds.Close()
+	if f, _, _, _ := preds.Shape(); f == 0 {
+		t.Fatal("no forecasts from the Parquet file")
+	}
+}

@@ -374,7 +374,7 @@ typedef struct tft_train_report {
 /* Reads the data (config's data.path), builds the model with the config's checkpointing and
  * stores a new trainer in *out. `config` is copied. Errors: INVALID_ARGUMENT, CONFIG (also a
  * checkpoint layer beyond the model's units), IO, DATA (the message names the file, line and
- * column), UNSUPPORTED (a device this build lacks). */
+ * column), UNSUPPORTED (a device, or Parquet input, this build lacks). */
 TFT_API tft_status tft_trainer_create(const tft_config* config, tft_trainer** out);
 
 /* Releases the trainer; NULL is allowed. Must not race a running tft_trainer_train. It may
@@ -437,9 +437,11 @@ TFT_API tft_status tft_model_load(const char* directory, tft_model** out);
 /* Releases the handle; NULL is allowed. */
 TFT_API void tft_model_free(tft_model* model);
 
-/* Forecasts for a CSV laid out like the training data, with the transforms fitted in
- * training (nothing is refitted); csv_path NULL: the training data. The validation split of
- * the training config applies. Errors: INVALID_ARGUMENT, IO, DATA. */
+/* Forecasts for a data file laid out like the training data, with the transforms fitted in
+ * training (nothing is refitted): a CSV, or Parquet by its extension (.parquet, .pq) in builds
+ * that read Parquet; csv_path NULL: the training data. The validation split of the training
+ * config applies. Errors: INVALID_ARGUMENT, IO, DATA, UNSUPPORTED (Parquet in a build without
+ * it). */
 TFT_API tft_status tft_model_predict(tft_model* model, const char* csv_path,
                                      tft_predictions** out);
 

@@ -1,7 +1,8 @@
 // tft-train: trains a Temporal Fusion Transformer from a YAML config (docs/config.md) and
 // writes the model, forecasts, interpretation and summary to the config's output folder.
 //
-//   tft-train --config examples/configs/sp500.yaml [--data FILE.csv] [--epochs N]
+//   tft-train --config examples/configs/sp500.yaml [--data FILE | --parquet-file FILE]
+//             [--epochs N]
 //             [--output DIR] [--use-gradient-checkpointing | --no-gradient-checkpointing]
 //             [--resume] [--threads N] [--seed N] [--device cpu|cuda|cuda:N] [--nproc N]
 //
@@ -10,6 +11,8 @@
 // local ranks itself. Only rank 0 prints progress and the summary and writes files.
 //
 // Flags override the YAML; relative --data / --output paths are taken from the current folder.
+// --data keeps data.format (auto: the extension decides); --parquet-file, the seed's flag, is
+// --data with data.format parquet.
 // --use-gradient-checkpointing checkpoints every unit unless the YAML already chose a
 // strategy. Progress goes to stderr (a bar on a terminal, one line per epoch otherwise), the
 // summary to stdout. Exit status: 0 done, 1 error, 2 bad command line, 130 interrupted (Ctrl-C
@@ -96,6 +99,7 @@ CLI::Validator integer_at_least(Integer minimum) {
 struct Options {
   std::string config;
   std::string data;
+  std::string parquet_file;
   std::string output;
   std::string device;
   std::int64_t epochs = 0;
@@ -132,8 +136,14 @@ int main(int argc, char** argv) {
   app.add_option("--config", o.config, "training config (YAML, see docs/config.md)")
       ->required()
       ->type_name("FILE");
-  CLI::Option* data = app.add_option("--data", o.data, "CSV file instead of data.path")
-                          ->type_name("FILE");
+  CLI::Option* data =
+      app.add_option("--data", o.data, "data file instead of data.path (CSV, or Parquet by its "
+                                       "extension or data.format)")
+          ->type_name("FILE");
+  CLI::Option* parquet =
+      app.add_option("--parquet-file", o.parquet_file, "Parquet file instead of data.path")
+          ->type_name("FILE");
+  data->excludes(parquet);
   CLI::Option* epochs = app.add_option("--epochs", o.epochs, "training.epochs")
                             ->check(integer_at_least<std::int64_t>(1))
                             ->type_name("N");
@@ -182,6 +192,10 @@ int main(int argc, char** argv) {
   try {
     tft::TrainConfig config = tft::load_train_config_file(o.config);
     if (data->count() > 0) config.data.path = absolute(o.data);
+    if (parquet->count() > 0) {
+      config.data.path = absolute(o.parquet_file);
+      config.data.format = "parquet";
+    }
     if (output->count() > 0) config.output.directory = absolute(o.output);
     if (epochs->count() > 0) config.training.epochs = o.epochs;
     if (threads->count() > 0) config.training.threads = o.threads;

@@ -35,9 +35,10 @@ bool valid_device(const std::string& device) {
 }
 
 std::optional<ConfigProblem> data_problem(const DataConfig& d) {
-  if (d.path.empty()) return problem("data.path", "required (the CSV file to read)");
-  if (d.format != "csv") {
-    return problem("data.format", "unsupported format \"" + d.format + "\" (expected: csv)");
+  if (d.path.empty()) return problem("data.path", "required (the CSV or Parquet file to read)");
+  if (d.format != "auto" && d.format != "csv" && d.format != "parquet") {
+    return problem("data.format",
+                   "unsupported format \"" + d.format + "\" (expected: auto, csv or parquet)");
   }
   if (d.delimiter == '"' || d.delimiter == '\n' || d.delimiter == '\r' || d.delimiter == '\0') {
     return problem("data.delimiter", "must be one character other than a quote or line break");

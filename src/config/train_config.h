@@ -84,9 +84,10 @@ const std::vector<std::string>& derived_feature_names();
 bool is_derived_feature(const std::string& name);
 
 struct DataConfig {
-  // The CSV file. Relative paths in a YAML file resolve against the file's folder.
+  // The CSV or Parquet file. Relative paths in a YAML file resolve against the file's folder.
   std::string path;
-  std::string format = "csv";  // the only format
+  // auto (by the extension: .parquet and .pq are Parquet), csv or parquet (data/data_file.h).
+  std::string format = "auto";
   char delimiter = ',';
   std::string time_column;
   TimeFormat time_format = TimeFormat::Auto;

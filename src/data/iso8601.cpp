@@ -140,7 +140,7 @@ std::optional<ParsedTime> parse_iso8601(std::string_view text, std::string* why)
   return out;
 }
 
-std::string format_iso8601(std::int64_t micros, bool date_only) {
+DateTimeFields fields_from_micros(std::int64_t micros) {
   std::int64_t days = micros / kMicrosPerDay;
   std::int64_t rest = micros % kMicrosPerDay;
   if (rest < 0) {
@@ -154,26 +154,32 @@ std::string format_iso8601(std::int64_t micros, bool date_only) {
   const std::int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
   const std::int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
   const std::int64_t mp = (5 * doy + 2) / 153;
-  const int day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
-  const int month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
-  const long long year = static_cast<long long>(yoe + era * 400 + (month <= 2 ? 1 : 0));
+  DateTimeFields f;
+  f.day = static_cast<int>(doy - (153 * mp + 2) / 5 + 1);
+  f.month = static_cast<int>(mp < 10 ? mp + 3 : mp - 9);
+  f.year = static_cast<int>(yoe + era * 400 + (f.month <= 2 ? 1 : 0));
+  const std::int64_t secs = rest / kMicrosPerSecond;
+  f.microsecond = static_cast<int>(rest % kMicrosPerSecond);
+  f.hour = static_cast<int>(secs / 3600);
+  f.minute = static_cast<int>((secs / 60) % 60);
+  f.second = static_cast<int>(secs % 60);
+  f.has_time = rest != 0;
+  return f;
+}
 
+std::string format_iso8601(std::int64_t micros, bool date_only) {
+  const DateTimeFields f = fields_from_micros(micros);
   char buf[48];
   if (date_only) {
-    std::snprintf(buf, sizeof buf, "%04lld-%02d-%02d", year, month, day);
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02d", f.year, f.month, f.day);
     return buf;
   }
-  const std::int64_t secs = rest / kMicrosPerSecond;
-  const int frac = static_cast<int>(rest % kMicrosPerSecond);
-  const int hour = static_cast<int>(secs / 3600);
-  const int minute = static_cast<int>((secs / 60) % 60);
-  const int second = static_cast<int>(secs % 60);
-  if (frac != 0) {
-    std::snprintf(buf, sizeof buf, "%04lld-%02d-%02dT%02d:%02d:%02d.%06dZ", year, month, day,
-                  hour, minute, second, frac);
+  if (f.microsecond != 0) {
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", f.year, f.month, f.day,
+                  f.hour, f.minute, f.second, f.microsecond);
   } else {
-    std::snprintf(buf, sizeof buf, "%04lld-%02d-%02dT%02d:%02d:%02dZ", year, month, day, hour,
-                  minute, second);
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", f.year, f.month, f.day,
+                  f.hour, f.minute, f.second);
   }
   return buf;
 }

@@ -52,6 +52,10 @@ std::int64_t days_from_civil(int year, int month, int day);
 // 0 = Monday ... 6 = Sunday (ISO 8601 numbering minus one).
 int day_of_week(int year, int month, int day);
 
+// The calendar fields of an instant on the UTC clock (offset 0; has_time when it is not a
+// midnight). Years outside int's range do not occur for int64 microseconds.
+DateTimeFields fields_from_micros(std::int64_t micros);
+
 // UTC text of an instant: "2020-03-01" when `date_only` (the instant must be a midnight),
 // else "2020-03-01T14:30:05Z", with ".123456" when it has a fraction.
 std::string format_iso8601(std::int64_t micros, bool date_only);

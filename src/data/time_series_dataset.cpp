@@ -4,11 +4,14 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/format.h"
+#include "data/data_file.h"
 #include "data/iso8601.h"
 
 namespace tft {
@@ -108,13 +111,7 @@ bool looks_like_integer(std::string_view text) {
   return parse_int64(text, ignored);
 }
 
-std::string shown(std::string_view value) {
-  constexpr std::size_t kMax = 60;
-  std::string out = "\"";
-  out.append(value.substr(0, kMax));
-  if (value.size() > kMax) out += "...";
-  return out + "\"";
-}
+std::string shown(std::string_view value) { return show_string(std::string(value)); }
 
 std::string join(const std::vector<std::string>& items, const char* separator = ", ") {
   std::string out;
@@ -157,7 +154,7 @@ class Interner {
 
 // Where a variable's values come from.
 struct Source {
-  int csv = -1;  // header index, or -1 for a derived feature
+  int column = -1;  // header index, or -1 for a derived feature
   Derived derived = Derived::None;
 };
 
@@ -239,8 +236,8 @@ bool operator==(const DataTransforms& a, const DataTransforms& b) {
 
 class DatasetBuilder {
  public:
-  DatasetBuilder(CsvReader& reader, const TrainConfig& config, const DataTransforms* fitted)
-      : reader_(reader), config_(config), data_(config.data), fitted_(fitted) {}
+  DatasetBuilder(RowSource& source, const TrainConfig& config, const DataTransforms* fitted)
+      : source_(source), config_(config), data_(config.data), fitted_(fitted) {}
 
   TimeSeriesDataset build() {
     ds_.encoder_length_ = config_.windows.encoder_length;
@@ -258,7 +255,7 @@ class DatasetBuilder {
 
  private:
   [[noreturn]] void fail(std::size_t line, const std::string& what) const {
-    throw DataError(reader_.name() + ":" + std::to_string(line) + ": " + what);
+    throw DataError(source_.where(line) + ": " + what);
   }
   [[noreturn]] void fail_column(std::size_t line, const std::string& column,
                                 const std::string& what) const {
@@ -269,15 +266,15 @@ class DatasetBuilder {
   // 1. Header -> sources
 
   void plan() {
-    const std::vector<std::string>& header = reader_.header();
+    const std::vector<std::string>& header = source_.header();
     for (std::size_t i = 0; i < header.size(); ++i) {
       if (!header_index_.emplace(header[i], static_cast<int>(i)).second) {
         duplicated_.push_back(header[i]);
       }
     }
-    time_col_ = csv_column(data_.time_column, "data.time_column");
+    time_col_ = header_column(data_.time_column, "data.time_column");
     for (std::size_t i = 0; i < data_.group_columns.size(); ++i) {
-      group_cols_.push_back(csv_column(data_.group_columns[i],
+      group_cols_.push_back(header_column(data_.group_columns[i],
                                        "data.group_columns[" + std::to_string(i) + "]"));
     }
     auto real_source = [&](const std::string& name, const std::string& key, bool known) {
@@ -309,7 +306,7 @@ class DatasetBuilder {
     for (std::size_t i = 0; i < data_.static_reals.size(); ++i) {
       static_reals_.push_back(RealColumn{
           data_.static_reals[i],
-          Source{csv_column(data_.static_reals[i],
+          Source{header_column(data_.static_reals[i],
                             "data.static_reals[" + std::to_string(i) + "]"),
                  Derived::None}});
     }
@@ -317,7 +314,7 @@ class DatasetBuilder {
       const CategoricalColumn& c = data_.static_categoricals[i];
       static_categoricals_.push_back(CategoricalColumnPlan{
           c.name,
-          Source{csv_column(c.name, "data.static_categoricals[" + std::to_string(i) + "]"),
+          Source{header_column(c.name, "data.static_categoricals[" + std::to_string(i) + "]"),
                  Derived::None},
           c.embedding_dim});
     }
@@ -343,32 +340,32 @@ class DatasetBuilder {
     reals_.push_back(RealColumn{name, s});
   }
 
-  int csv_column(const std::string& name, const std::string& key) const {
+  int header_column(const std::string& name, const std::string& key) const {
     const auto it = header_index_.find(name);
     if (it == header_index_.end()) {
-      fail_column(1, name, "not in the header (named by " + key +
-                               "; columns: " + join(reader_.header()) + ")");
+      fail_column(source_.header_position(), name, "not in the header (named by " + key +
+                               "; columns: " + join(source_.header()) + ")");
     }
     if (std::find(duplicated_.begin(), duplicated_.end(), name) != duplicated_.end()) {
-      fail_column(1, name, "appears more than once in the header");
+      fail_column(source_.header_position(), name, "appears more than once in the header");
     }
     return it->second;
   }
 
   Source source(const std::string& name, const std::string& key, bool known,
                 bool categorical) const {
-    if (header_index_.count(name) != 0) return Source{csv_column(name, key), Derived::None};
+    if (header_index_.count(name) != 0) return Source{header_column(name, key), Derived::None};
     const Derived d = derived_kind(name);
-    if (d == Derived::None) csv_column(name, key);  // throws: not in the header
+    if (d == Derived::None) header_column(name, key);  // throws: not in the header
     if (!known) {
-      fail_column(1, name, "not in the header, and derived features (" +
+      fail_column(source_.header_position(), name, "not in the header, and derived features (" +
                                join(derived_feature_names()) +
                                ") are known in advance: list it under data.known_reals or "
                                "data.known_categoricals (named by " +
                                key + ")");
     }
     if (d == Derived::RelativeTimeIdx && categorical) {
-      fail_column(1, name, "relative_time_idx is a real; list it under data.known_reals");
+      fail_column(source_.header_position(), name, "relative_time_idx is a real; list it under data.known_reals");
     }
     return Source{-1, d};
   }
@@ -376,7 +373,7 @@ class DatasetBuilder {
   // -------------------------------------------------------------------------------------
   // 2. Rows
 
-  bool is_na(std::string_view v) const {
+  bool is_na_text(std::string_view v) const {
     if (na_only_empty_) return v.empty();
     if (na_none_) return false;
     for (const std::string& na : data_.na_values) {
@@ -385,32 +382,141 @@ class DatasetBuilder {
     return false;
   }
 
-  std::string missing_text(std::string_view v) const {
-    return v.empty() ? std::string("empty value") : "missing value " + shown(v);
+  // A missing value: CSV text listed in data.na_values, a Parquet null or NaN. A Parquet
+  // string is a value whatever it says.
+  bool is_na(const Cell& c) const {
+    switch (c.kind) {
+      case Cell::Kind::Text:
+        return is_na_text(c.text);
+      case Cell::Kind::Null:
+        return true;
+      case Cell::Kind::Real:
+        return std::isnan(c.real);
+      default:
+        return false;
+    }
+  }
+
+  std::string missing_text(const Cell& c) const {
+    if (c.kind == Cell::Kind::Null) return "null value";
+    if (c.kind == Cell::Kind::Real) return "NaN value";
+    return c.text.empty() ? std::string("empty value") : "missing value " + shown(c.text);
+  }
+
+  // A cell as messages show it.
+  static std::string shown_cell(const Cell& c) {
+    switch (c.kind) {
+      case Cell::Kind::Text:
+      case Cell::Kind::String:
+        return shown(c.text);
+      case Cell::Kind::Null:
+        return "null";
+      case Cell::Kind::Real:
+        return shortest_double(c.real);
+      case Cell::Kind::Integer:
+        return std::to_string(c.integer);
+      case Cell::Kind::Timestamp:
+        return format_iso8601(c.integer, false);
+      case Cell::Kind::Date:
+        return format_iso8601(c.integer, true);
+    }
+    return {};
+  }
+
+  static const char* kind_noun(Cell::Kind kind) {
+    switch (kind) {
+      case Cell::Kind::Text:
+        return "text";
+      case Cell::Kind::String:
+        return "string";
+      case Cell::Kind::Null:
+        return "null";
+      case Cell::Kind::Real:
+        return "floating-point number";
+      case Cell::Kind::Integer:
+        return "integer";
+      case Cell::Kind::Timestamp:
+        return "timestamp";
+      case Cell::Kind::Date:
+        return "date";
+    }
+    return "value";
+  }
+
+  // The text that names a category or a series: CSV text and Parquet strings as they are,
+  // Parquet integers in decimal (as a CSV of the same data writes them, so both give the same
+  // categories). Floats, times and dates cannot: their text would depend on formatting.
+  std::string_view key_text(const Cell& c, std::size_t line, const std::string& column,
+                            std::string& scratch) const {
+    if (c.kind == Cell::Kind::Text || c.kind == Cell::Kind::String) return c.text;
+    if (c.kind == Cell::Kind::Integer) {
+      scratch = std::to_string(c.integer);
+      return scratch;
+    }
+    fail_column(line, column,
+                std::string("a ") + kind_noun(c.kind) + " (" + shown_cell(c) +
+                    ") cannot name a category or a series; store the column as integers or "
+                    "strings");
+  }
+
+  // The number in a real column's cell. `what` ends the message for values out of range:
+  // "finite float32 number" for stored reals, "finite number" for static reals (doubles).
+  double number(const Cell& c, std::size_t line, const std::string& column,
+                bool as_float32) const {
+    double value = 0.0;
+    switch (c.kind) {
+      case Cell::Kind::Text: {
+        const NumberResult result = parse_double(c.text, value);
+        if (result == NumberResult::NotANumber) {
+          fail_column(line, column, "not a number: " + shown(c.text));
+        }
+        if (result == NumberResult::NotFinite) value = std::numeric_limits<double>::infinity();
+        break;
+      }
+      case Cell::Kind::Real:
+        value = c.real;
+        break;
+      case Cell::Kind::Integer:
+        // Exact below 2^53; stored reals are float32, which rounds a CSV's integers alike.
+        value = static_cast<double>(c.integer);
+        break;
+      default:
+        fail_column(line, column,
+                    std::string("a ") + kind_noun(c.kind) + " (" + shown_cell(c) +
+                        "), not a number; store the column as numbers");
+    }
+    if (!std::isfinite(value) ||
+        (as_float32 && std::fabs(value) > static_cast<double>(std::numeric_limits<float>::max()))) {
+      fail_column(line, column,
+                  std::string(as_float32 ? "not a finite float32 number: "
+                                         : "not a finite number: ") +
+                      shown_cell(c));
+    }
+    return value;
   }
 
   // The series of a row, created on first sight.
-  std::uint32_t series_of(const std::vector<std::string_view>& f, std::size_t line) {
+  std::uint32_t series_of(const std::vector<Cell>& cells, std::size_t line) {
     if (group_cols_.empty()) {
       if (states_.empty()) new_series({}, line);
       return 0;
     }
-    if (group_cols_.size() == 1) {
-      const std::string_view v = f[static_cast<std::size_t>(group_cols_[0])];
-      if (have_last_key_ && v == std::string_view(last_key_)) return last_series_;
-      if (is_na(v)) {
-        fail_column(line, data_.group_columns[0],
-                    missing_text(v) + " (a group column needs a value in every row)");
+    auto group_value = [&](std::size_t g) {
+      const Cell& c = cells[static_cast<std::size_t>(group_cols_[g])];
+      if (is_na(c)) {
+        fail_column(line, data_.group_columns[g],
+                    missing_text(c) + " (a group column needs a value in every row)");
       }
+      return key_text(c, line, data_.group_columns[g], group_scratch_[g]);
+    };
+    if (group_cols_.size() == 1) {
+      const std::string_view v = group_value(0);
+      if (have_last_key_ && v == std::string_view(last_key_)) return last_series_;
       last_key_.assign(v.data(), v.size());
     } else {
       key_scratch_.clear();
       for (std::size_t g = 0; g < group_cols_.size(); ++g) {
-        const std::string_view v = f[static_cast<std::size_t>(group_cols_[g])];
-        if (is_na(v)) {
-          fail_column(line, data_.group_columns[g],
-                      missing_text(v) + " (a group column needs a value in every row)");
-        }
+        const std::string_view v = group_value(g);
         if (g > 0) key_scratch_ += '\x1f';
         key_scratch_.append(v.data(), v.size());
       }
@@ -423,7 +529,7 @@ class DatasetBuilder {
       last_series_ = it->second;
     } else {
       std::vector<std::string> values;
-      for (int col : group_cols_) values.emplace_back(f[static_cast<std::size_t>(col)]);
+      for (std::size_t g = 0; g < group_cols_.size(); ++g) values.emplace_back(group_value(g));
       last_series_ = new_series(std::move(values), line);
       series_index_.emplace(last_key_, last_series_);
     }
@@ -455,21 +561,69 @@ class DatasetBuilder {
     return static_cast<std::uint32_t>(ds_.series_.size() - 1);
   }
 
-  std::int64_t parse_time(std::string_view v, std::size_t line, DateTimeFields& fields) {
-    if (is_na(v)) {
+  // Settles the time column's kind on its first value. `integer` says whether the column
+  // holds integers (a time index).
+  void decide_time_kind(bool integer, TimeKind kind, std::size_t line) {
+    time_decided_ = true;
+    time_integer_ = integer;
+    if (integer && data_.time_format == TimeFormat::Iso8601) {
       fail_column(line, data_.time_column,
-                  missing_text(v) + " (the time column needs a value in every row)");
+                  "holds integers, but data.time_format is iso8601");
     }
+    if (!integer && data_.time_format == TimeFormat::Integer) {
+      fail_column(line, data_.time_column,
+                  "holds dates or timestamps, but data.time_format is integer");
+    }
+    if (integer && !needs_calendar_.empty()) {
+      fail_column(line, data_.time_column,
+                  "holds integers, but the derived feature '" + needs_calendar_ +
+                      "' needs ISO 8601 dates or date-times");
+    }
+    ds_.time_kind_ = kind;
+  }
+
+  std::int64_t parse_time(const Cell& c, std::size_t line, DateTimeFields& fields) {
+    if (is_na(c)) {
+      fail_column(line, data_.time_column,
+                  missing_text(c) + " (the time column needs a value in every row)");
+    }
+    switch (c.kind) {
+      case Cell::Kind::Text:
+      case Cell::Kind::String:
+        return parse_time_text(c.text, line, fields);
+      case Cell::Kind::Integer:
+        if (!time_decided_) decide_time_kind(true, TimeKind::Integer, line);
+        return c.integer;
+      case Cell::Kind::Timestamp:
+        if (!time_decided_) decide_time_kind(false, TimeKind::DateTime, line);
+        // Calendar features read the wall clock of the column's time zone, as for a CSV
+        // time written with its offset. Only they need the fields (a sixth of the reading
+        // time when computed for every row).
+        if (!needs_calendar_.empty()) fields = fields_from_micros(c.local);
+        return c.integer;
+      case Cell::Kind::Date:
+        if (!time_decided_) decide_time_kind(false, TimeKind::Date, line);
+        if (!needs_calendar_.empty()) fields = fields_from_micros(c.integer);
+        return c.integer;
+      default:
+        fail_column(line, data_.time_column,
+                    std::string("a ") + kind_noun(c.kind) + " (" + shown_cell(c) +
+                        ") cannot be a time; store integers, dates or timestamps");
+    }
+  }
+
+  std::int64_t parse_time_text(std::string_view v, std::size_t line, DateTimeFields& fields) {
     if (!time_decided_) {
-      time_integer_ = data_.time_format == TimeFormat::Integer ||
-                      (data_.time_format == TimeFormat::Auto && looks_like_integer(v));
+      const bool integer = data_.time_format == TimeFormat::Integer ||
+                           (data_.time_format == TimeFormat::Auto && looks_like_integer(v));
       time_decided_ = true;
-      if (time_integer_ && !needs_calendar_.empty()) {
+      time_integer_ = integer;
+      if (integer && !needs_calendar_.empty()) {
         fail_column(line, data_.time_column,
                     "holds integers, but the derived feature '" + needs_calendar_ +
                         "' needs ISO 8601 dates or date-times");
       }
-      ds_.time_kind_ = time_integer_ ? TimeKind::Integer : TimeKind::Date;
+      ds_.time_kind_ = integer ? TimeKind::Integer : TimeKind::Date;
     }
     if (time_integer_) {
       std::int64_t t = 0;
@@ -492,6 +646,23 @@ class DatasetBuilder {
     return format_iso8601(t, ds_.time_kind_ == TimeKind::Date);
   }
 
+  // Tells the source which columns are read: time, groups and every named column.
+  void select_columns() {
+    std::vector<int> columns{time_col_};
+    columns.insert(columns.end(), group_cols_.begin(), group_cols_.end());
+    for (const RealColumn& r : reals_) {
+      if (r.source.column >= 0) columns.push_back(r.source.column);
+    }
+    for (const CategoricalColumnPlan& c : categoricals_) {
+      if (c.source.column >= 0) columns.push_back(c.source.column);
+    }
+    for (const RealColumn& r : static_reals_) columns.push_back(r.source.column);
+    for (const CategoricalColumnPlan& c : static_categoricals_) columns.push_back(c.source.column);
+    std::sort(columns.begin(), columns.end());
+    columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+    source_.select_columns(columns);
+  }
+
   void read_rows() {
     const std::size_t n_reals = reals_.size();
     const std::size_t n_cats = categoricals_.size();
@@ -503,31 +674,34 @@ class DatasetBuilder {
     std::vector<std::int32_t> row_cats(n_cats);
     std::vector<double> row_sr(n_sr);
     std::vector<std::int32_t> row_sc(n_sc);
-    // Capacity for every line of the file: columns never regrow (and never copy) on big files.
-    const std::size_t guess = reader_.count_lines();
+    std::string scratch;
+    group_scratch_.assign(group_cols_.size(), std::string());
+    select_columns();
+    // Capacity for every row of the file: columns never regrow (and never copy) on big files.
+    const std::size_t guess = source_.row_capacity();
     ds_.times_.reserve(guess);
     row_series_.reserve(guess);
     for (auto& c : ds_.reals_) c.reserve(guess);
     for (auto& c : ds_.categoricals_) c.reserve(guess);
 
     const MissingValuePolicy policy = data_.missing_values;
-    std::vector<std::string_view> f;
+    std::vector<Cell> cells;
     std::size_t line = 0;
     std::uint32_t current = std::numeric_limits<std::uint32_t>::max();
-    while (reader_.next(f, line)) {
+    while (source_.next(cells, line)) {
       DateTimeFields fields;
-      const std::int64_t t = parse_time(f[static_cast<std::size_t>(time_col_)], line, fields);
-      const std::uint32_t s = series_of(f, line);
+      const std::int64_t t = parse_time(cells[static_cast<std::size_t>(time_col_)], line, fields);
+      const std::uint32_t s = series_of(cells, line);
       SeriesState& st = states_[s];
       bool drop = false;
 
       for (std::size_t r = 0; r < n_reals && !drop; ++r) {
         const RealColumn& col = reals_[r];
-        if (col.source.csv < 0) {
+        if (col.source.column < 0) {
           row_reals[r] = static_cast<float>(derived_value(col.source.derived, fields));
           continue;
         }
-        const std::string_view v = f[static_cast<std::size_t>(col.source.csv)];
+        const Cell& v = cells[static_cast<std::size_t>(col.source.column)];
         if (is_na(v)) {
           if (policy == MissingValuePolicy::DropRow) {
             drop = true;
@@ -539,24 +713,15 @@ class DatasetBuilder {
           }
           continue;
         }
-        double value = 0.0;
-        const NumberResult result = parse_double(v, value);
-        if (result == NumberResult::NotANumber) {
-          fail_column(line, col.name, "not a number: " + shown(v));
-        }
-        if (result == NumberResult::NotFinite ||
-            std::fabs(value) > static_cast<double>(std::numeric_limits<float>::max())) {
-          fail_column(line, col.name, "not a finite float32 number: " + shown(v));
-        }
-        row_reals[r] = static_cast<float>(value);
+        row_reals[r] = static_cast<float>(number(v, line, col.name, /*as_float32=*/true));
       }
       for (std::size_t c = 0; c < n_cats && !drop; ++c) {
         const CategoricalColumnPlan& col = categoricals_[c];
-        if (col.source.csv < 0) {
+        if (col.source.column < 0) {
           row_cats[c] = derived_value(col.source.derived, fields) - derived_low(col.source.derived);
           continue;
         }
-        const std::string_view v = f[static_cast<std::size_t>(col.source.csv)];
+        const Cell& v = cells[static_cast<std::size_t>(col.source.column)];
         if (is_na(v)) {
           if (policy == MissingValuePolicy::DropRow) {
             drop = true;
@@ -568,11 +733,11 @@ class DatasetBuilder {
           }
           continue;
         }
-        row_cats[c] = interners_[c].intern(v);
+        row_cats[c] = interners_[c].intern(key_text(v, line, col.name, scratch));
       }
       for (std::size_t i = 0; i < n_sr && !drop; ++i) {
         const RealColumn& col = static_reals_[i];
-        const std::string_view v = f[static_cast<std::size_t>(col.source.csv)];
+        const Cell& v = cells[static_cast<std::size_t>(col.source.column)];
         if (is_na(v)) {
           if (policy == MissingValuePolicy::DropRow) {
             drop = true;
@@ -584,19 +749,11 @@ class DatasetBuilder {
           }
           continue;
         }
-        double value = 0.0;
-        const NumberResult result = parse_double(v, value);
-        if (result == NumberResult::NotANumber) {
-          fail_column(line, col.name, "not a number: " + shown(v));
-        }
-        if (result == NumberResult::NotFinite) {
-          fail_column(line, col.name, "not a finite number: " + shown(v));
-        }
-        row_sr[i] = value;
+        row_sr[i] = number(v, line, col.name, /*as_float32=*/false);
       }
       for (std::size_t i = 0; i < n_sc && !drop; ++i) {
         const CategoricalColumnPlan& col = static_categoricals_[i];
-        const std::string_view v = f[static_cast<std::size_t>(col.source.csv)];
+        const Cell& v = cells[static_cast<std::size_t>(col.source.column)];
         if (is_na(v)) {
           if (policy == MissingValuePolicy::DropRow) {
             drop = true;
@@ -608,7 +765,7 @@ class DatasetBuilder {
           }
           continue;
         }
-        row_sc[i] = interners_[n_cats + i].intern(v);
+        row_sc[i] = interners_[n_cats + i].intern(key_text(v, line, col.name, scratch));
       }
       if (drop) {
         ++ds_.dropped_rows_;
@@ -620,13 +777,13 @@ class DatasetBuilder {
         if (t == st.last_time) {
           fail_column(line, data_.time_column,
                       "duplicate time " + time_text(t) + " in series " +
-                          ds_.series_[s].label + " (also at line " +
-                          std::to_string(st.last_line) + ")");
+                          ds_.series_[s].label + " (also at " +
+                          source_.position_text(st.last_line) + ")");
         }
         fail_column(line, data_.time_column,
                     "time " + time_text(t) + " is before " + time_text(st.last_time) +
-                        " of the previous row of series " + ds_.series_[s].label + " (line " +
-                        std::to_string(st.last_line) +
+                        " of the previous row of series " + ds_.series_[s].label + " (" +
+                        source_.position_text(st.last_line) +
                         "); rows of a series must be in increasing time order");
       }
       // Static columns: constant within the series.
@@ -639,10 +796,11 @@ class DatasetBuilder {
         for (std::size_t i = 0; i < n_sr; ++i) {
           if (row_sr[i] != st.static_reals[i]) {
             fail_column(line, static_reals_[i].name,
-                        "static value " + shown(f[static_cast<std::size_t>(
-                                              static_reals_[i].source.csv)]) +
-                            " differs from the series' value at line " +
-                            std::to_string(st.static_line) + " (series " +
+                        "static value " +
+                            shown_cell(cells[static_cast<std::size_t>(
+                                static_reals_[i].source.column)]) +
+                            " differs from the series' value at " +
+                            source_.position_text(st.static_line) + " (series " +
                             ds_.series_[s].label + "); a static column must be constant "
                             "within a series");
           }
@@ -654,7 +812,7 @@ class DatasetBuilder {
                         "static value " + shown(values[static_cast<std::size_t>(row_sc[i])]) +
                             " differs from " +
                             shown(values[static_cast<std::size_t>(st.static_categoricals[i])]) +
-                            " at line " + std::to_string(st.static_line) + " (series " +
+                            " at " + source_.position_text(st.static_line) + " (series " +
                             ds_.series_[s].label + "); a static column must be constant "
                             "within a series");
           }
@@ -678,14 +836,15 @@ class DatasetBuilder {
       for (std::size_t c = 0; c < n_cats; ++c) ds_.categoricals_[c].push_back(row_cats[c]);
     }
     if (ds_.times_.empty()) {
-      fail(1, ds_.dropped_rows_ > 0
-                  ? "no data rows left after dropping " + std::to_string(ds_.dropped_rows_) +
-                        " rows with missing values"
-                  : std::string("no data rows after the header"));
+      fail(source_.header_position(),
+           ds_.dropped_rows_ > 0
+               ? "no data rows left after dropping " + std::to_string(ds_.dropped_rows_) +
+                     " rows with missing values"
+               : std::string("no data rows after the header"));
     }
   }
 
-  [[noreturn]] void missing(std::size_t line, const std::string& column, std::string_view v,
+  [[noreturn]] void missing(std::size_t line, const std::string& column, const Cell& v,
                             std::uint32_t series, MissingValuePolicy policy) const {
     if (policy == MissingValuePolicy::ForwardFill) {
       fail_column(line, column,
@@ -772,7 +931,7 @@ class DatasetBuilder {
     if (fitted_ != nullptr) {
       const auto it = fitted_->encoders.find(col.name);
       if (it == fitted_->encoders.end()) {
-        throw DataError(reader_.name() + ": column '" + col.name +
+        throw DataError(source_.name() + ": column '" + col.name +
                         "': the fitted transforms have no encoder for it");
       }
       return it->second;
@@ -879,7 +1038,7 @@ class DatasetBuilder {
     for (const std::string& name : ds_.real_names_) {
       const std::optional<std::size_t> c = scaler.column_index(name);
       if (!c && scaler.mode() != ScalingMode::None) {
-        throw DataError(reader_.name() + ": column '" + name +
+        throw DataError(source_.name() + ": column '" + name +
                         "': the fitted scaler has no statistics for it");
       }
       ds_.scaler_column_.push_back(c.value_or(0));
@@ -888,7 +1047,7 @@ class DatasetBuilder {
       const StandardScaler& st = ds_.transforms_.static_scaler;
       const std::optional<std::size_t> c = st.column_index(name);
       if (!c && st.mode() != ScalingMode::None) {
-        throw DataError(reader_.name() + ": column '" + name +
+        throw DataError(source_.name() + ": column '" + name +
                         "': the fitted static scaler has no statistics for it");
       }
       ds_.static_scaler_column_.push_back(c.value_or(0));
@@ -975,7 +1134,7 @@ class DatasetBuilder {
     }
     const WindowConfig& w = config_.windows;
     if (ds_.training_windows_.empty()) {
-      fail(1, "no training windows: the training part of every series is shorter than one "
+      fail(source_.header_position(), "no training windows: the training part of every series is shorter than one "
               "window (windows.encoder_length " + std::to_string(w.encoder_length) +
               " + windows.prediction_length " + std::to_string(w.prediction_length) +
               "); shorten the windows or the validation part (split)");
@@ -984,7 +1143,7 @@ class DatasetBuilder {
         (config_.split.validation_steps && *config_.split.validation_steps > 0) ||
         (config_.split.validation_fraction && *config_.split.validation_fraction > 0.0);
     if (wants_validation && ds_.validation_windows_.empty()) {
-      fail(1, "no validation windows: no series has a validation part of at least "
+      fail(source_.header_position(), "no validation windows: no series has a validation part of at least "
               "windows.prediction_length (" + std::to_string(w.prediction_length) +
               ") rows; enlarge split.validation_fraction or split.validation_steps, or set it "
               "to 0 for no validation");
@@ -993,7 +1152,7 @@ class DatasetBuilder {
     ds_.validation_windows_.shrink_to_fit();
   }
 
-  CsvReader& reader_;
+  RowSource& source_;
   const TrainConfig& config_;
   const DataConfig& data_;
   const DataTransforms* fitted_;
@@ -1017,6 +1176,7 @@ class DatasetBuilder {
   std::unordered_map<std::string, std::uint32_t> series_index_;
   std::string last_key_;
   std::string key_scratch_;
+  std::vector<std::string> group_scratch_;  // one per group column (key_text)
   bool have_last_key_ = false;
   std::uint32_t last_series_ = 0;
   std::vector<SeriesState> states_;
@@ -1029,18 +1189,26 @@ class DatasetBuilder {
 // TimeSeriesDataset
 
 TimeSeriesDataset TimeSeriesDataset::load(const TrainConfig& config) {
-  return from_reader(CsvReader::open(config.data.path, config.data.delimiter), config, nullptr);
+  const std::unique_ptr<RowSource> source = open_data_file(config.data);
+  return from_source(*source, config, nullptr);
 }
 
 TimeSeriesDataset TimeSeriesDataset::load(const TrainConfig& config,
                                           const DataTransforms& fitted) {
-  return from_reader(CsvReader::open(config.data.path, config.data.delimiter), config, &fitted);
+  const std::unique_ptr<RowSource> source = open_data_file(config.data);
+  return from_source(*source, config, &fitted);
 }
 
 TimeSeriesDataset TimeSeriesDataset::from_reader(CsvReader reader, const TrainConfig& config,
                                                  const DataTransforms* fitted) {
+  CsvRowSource source(std::move(reader));
+  return from_source(source, config, fitted);
+}
+
+TimeSeriesDataset TimeSeriesDataset::from_source(RowSource& source, const TrainConfig& config,
+                                                 const DataTransforms* fitted) {
   config.validate();
-  DatasetBuilder builder(reader, config, fitted);
+  DatasetBuilder builder(source, config, fitted);
   return builder.build();
 }
 

@@ -1,12 +1,16 @@
-// Many time series from one long-format CSV: one row per (series, time step), the series
-// identified by the values of data.group_columns. Rows of different series may interleave in
-// the file; within a series they must be in strictly increasing time order.
+// Many time series from one long-format CSV or Parquet file (data_file.h): one row per
+// (series, time step), the series identified by the values of data.group_columns. Rows of
+// different series may interleave in the file; within a series they must be in strictly
+// increasing time order.
 //
-// Loading (all or nothing; every problem is a tft::DataError "file:line: column 'x': ..."):
-//   1. the header must hold every configured column (derived features aside);
-//   2. each row: the time (integer or ISO 8601, see iso8601.h), the series, and the value of
-//      every used column; missing values (data.na_values) follow data.missing_values; static
-//      columns must be constant within a series;
+// Loading (all or nothing; every problem is a tft::DataError "file:line: column 'x': ...", or
+// "file: row R (row group G): column 'x': ..." for Parquet):
+//   1. the header (a Parquet file's schema) must hold every configured column (derived
+//      features aside);
+//   2. each row: the time (an integer, or an ISO 8601 text (iso8601.h), a Parquet date or
+//      timestamp), the series, and the value of every used column; missing values (CSV:
+//      data.na_values; Parquet: nulls and NaN) follow data.missing_values; static columns
+//      must be constant within a series;
 //   3. rows are stored per series, column by column (float32 reals, int32 codes, int64 times);
 //   4. every series must hold at least one window (encoder_length + prediction_length rows);
 //      the split keeps its last rows for validation (window_sampler.h);
@@ -28,6 +32,7 @@
 #include "config/train_config.h"
 #include "data/categorical_encoder.h"
 #include "data/csv_reader.h"
+#include "data/row_source.h"
 #include "data/scaler.h"
 #include "data/window_sampler.h"
 #include "model/model_config.h"
@@ -64,7 +69,7 @@ enum class TimeKind {
 struct SeriesInfo {
   std::vector<std::string> group_values;  // one per data.group_columns
   std::string label;                      // for messages: 'A', store=1, item=2, or (all rows)
-  std::size_t first_line = 0;             // file line of the series' first row
+  std::size_t first_line = 0;             // position of its first row (RowSource)
   std::int64_t offset = 0;                // its first row in the column storage
   std::int64_t length = 0;                // its rows
   std::int64_t train_rows = 0;            // rows [0, train_rows) are the training part
@@ -105,6 +110,9 @@ class TimeSeriesDataset {
   // The same from a tokenizer (CSV text in memory: CsvReader(name, text, delimiter)).
   // `fitted` may be null (fit here).
   static TimeSeriesDataset from_reader(CsvReader reader, const TrainConfig& config,
+                                       const DataTransforms* fitted = nullptr);
+  // The same from any source of rows (row_source.h): what the others come down to.
+  static TimeSeriesDataset from_source(RowSource& source, const TrainConfig& config,
                                        const DataTransforms* fitted = nullptr);
 
   // The model's input schema: variables by role, categorical cardinalities from the encoders,

@@ -141,9 +141,12 @@ SavedModel SavedModel::load(const fs::path& directory) {
   return saved;
 }
 
-TimeSeriesDataset SavedModel::load_dataset(const std::string& csv_path) const {
+TimeSeriesDataset SavedModel::load_dataset(const std::string& path) const {
   TrainConfig c = config_;
-  if (!csv_path.empty()) c.data.path = csv_path;
+  if (!path.empty()) {
+    c.data.path = path;
+    c.data.format = "auto";
+  }
   return TimeSeriesDataset::load(c, transforms_);
 }
 

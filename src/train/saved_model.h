@@ -49,9 +49,10 @@ class SavedModel {
   const DataTransforms& transforms() const { return transforms_; }
   TFTModel& model() { return model_; }
 
-  // Reads a CSV laid out like the training data with the stored transforms (nothing is
-  // refitted); `csv_path` empty: the training data's path from config.yaml.
-  TimeSeriesDataset load_dataset(const std::string& csv_path = "") const;
+  // Reads a file laid out like the training data with the stored transforms (nothing is
+  // refitted): CSV or Parquet by its extension (data_file.h), whatever the training data was;
+  // `path` empty: the training data's path and format from config.yaml.
+  TimeSeriesDataset load_dataset(const std::string& path = "") const;
 
   // Forecasts for the dataset's validation windows and the windows after its data, with the
   // batch size of the training config (forecast.h).

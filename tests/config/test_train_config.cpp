@@ -315,8 +315,8 @@ TFT_TEST(test_validation_errors_point_at_the_key) {
       {"  unknown_reals: [date]\n", "line 5: data.unknown_reals[0]: 'date' is the time column"},
       {"  known_categoricals: [relative_time_idx]\n",
        "line 5: data.known_categoricals[0]: relative_time_idx is a real"},
-      {"  format: parquet\n",
-       "line 5: data.format: unsupported format \"parquet\" (expected: csv)"},
+      {"  format: feather\n",
+       "line 5: data.format: unsupported format \"feather\" (expected: auto, csv or parquet)"},
   };
   for (const Case& c : data_cases) {
     std::string text = kMinimal;
@@ -361,8 +361,10 @@ TFT_TEST(test_struct_validation_names_the_field) {
   c.data.static_categoricals = {{"store", 0}};  // a group column may be a static input
   c.validate();
   c.data.format = "parquet";
+  c.validate();
+  c.data.format = "xlsx";
   TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError,
-                         "data.format: unsupported format \"parquet\" (expected: csv)");
+                         "data.format: unsupported format \"xlsx\" (expected: auto, csv or parquet)");
 }
 
 TFT_TEST(test_relative_paths_resolve_against_the_file_folder) {

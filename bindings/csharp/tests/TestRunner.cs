@@ -355,6 +355,33 @@ static class Tests {
     }
   }
 
+  // A Parquet copy of the tiny data (TFTRAIN_TINY_PARQUET, written by ctest's fixture with
+  // scripts/csv_to_parquet.py) trains the same model as the CSV, and a saved model reads it.
+  public static void TestParquetTrainsLikeCsv() {
+    var parquet = Environment.GetEnvironmentVariable("TFTRAIN_TINY_PARQUET");
+    if (string.IsNullOrEmpty(parquet)) {
+      Console.WriteLine("SKIP TestParquetTrainsLikeCsv: TFTRAIN_TINY_PARQUET is not set");
+      return;
+    }
+    double fromCsv, fromParquet;
+    var dir = Path.Combine(TempDir(), "model");
+    using (var cfg = Tiny()) {
+      cfg.Set("training.epochs", "1");
+      using (var trainer = new Trainer(cfg)) {
+        fromCsv = trainer.Train().FinalValidationLoss;
+        trainer.Save(dir);
+      }
+      cfg.Set("data.path", parquet);
+      using (var trainer = new Trainer(cfg)) fromParquet = trainer.Train().FinalValidationLoss;
+    }
+    Check.True(fromCsv == fromParquet,
+               string.Format("final validation loss: csv {0:R}, parquet {1:R}", fromCsv, fromParquet));
+    using (var model = new Model(dir))
+    using (var predictions = model.Predict(parquet)) {
+      Check.True(predictions.Forecasts > 0, "forecasts from the Parquet file");
+    }
+  }
+
   public static void TestFinalizers() {
     for (int i = 0; i < 100; i++) CheckpointConfig.Uniform(2);
     GC.Collect();

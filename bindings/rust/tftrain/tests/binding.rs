@@ -489,3 +489,27 @@ fn many_handles_are_released() {
         let _copy = c.try_clone().unwrap();
     }
 }
+
+/// A Parquet copy of the tiny data (TFTRAIN_TINY_PARQUET, written by ctest's fixture with
+/// scripts/csv_to_parquet.py) trains the same model as the CSV, and a saved model reads it.
+#[test]
+fn parquet_trains_like_csv() {
+    let Some(parquet) = std::env::var_os("TFTRAIN_TINY_PARQUET") else {
+        eprintln!("skipped: TFTRAIN_TINY_PARQUET is not set (a build without Parquet)");
+        return;
+    };
+    let parquet = PathBuf::from(parquet);
+    let dir = TempDir::new();
+    let mut config = tiny(&dir);
+    config.set("training.epochs", "1").unwrap();
+    let mut from_csv = Trainer::new(&config).unwrap();
+    let csv_loss = from_csv.train().unwrap().final_validation_loss;
+    let model_dir = dir.path().join("model");
+    from_csv.save(Some(&model_dir)).unwrap();
+    config.set("data.path", parquet.to_str().unwrap()).unwrap();
+    let parquet_loss = Trainer::new(&config).unwrap().train().unwrap().final_validation_loss;
+    assert_eq!(csv_loss.to_bits(), parquet_loss.to_bits(), "csv {csv_loss}, parquet {parquet_loss}");
+    let mut model = Model::load(&model_dir).unwrap();
+    let (forecasts, _, _) = model.predict(Some(&parquet)).unwrap().shape().unwrap();
+    assert!(forecasts > 0);
+}
