@@ -11,3 +11,18 @@ if(TFT_SANITIZE)
                       -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
 endif()
+
+if(TFT_BUILD_FUZZERS)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "TFT_BUILD_FUZZERS=ON needs clang, whose libFuzzer it links: "
+                        "-DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 "
+                        "(scripts/fuzz.sh configures build-fuzz so)")
+  endif()
+  # Global, like TFT_SANITIZE: the library code the fuzzers reach must carry libFuzzer's
+  # coverage instrumentation (fuzzer-no-link: no libFuzzer main) and the sanitizers. Only the
+  # fuzz executables link libFuzzer itself (tests/fuzz/CMakeLists.txt). UBSan aborts at the
+  # first report, so a finding is a crash libFuzzer saves, not a line in a log.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=address,undefined)
+endif()

@@ -10,6 +10,8 @@
 #                                    the wheel, plus the headers a -DTFT_WITH_CUDA=ON build needs
 #                                    for c10d's NCCL backend (NCCL, cuBLAS, cuSPARSE, cuSOLVER,
 #                                    CCCL: 17 MB of the wheel's pinned packages, no libraries).
+#   scripts/setup-deps.sh --fuzz     the wheel, plus clang-14 and its libFuzzer and sanitizer
+#                                    runtimes (libclang-rt-14-dev), for scripts/fuzz.sh.
 #
 # Every mode also installs the pinned pyarrow wheel (Arrow C++ and Parquet, for Parquet input)
 # into the venv.
@@ -20,12 +22,14 @@ set -euo pipefail
 
 torch_source=wheel
 cuda_dev_headers=no
+fuzz=no
 for arg in "$@"; do
   case "$arg" in
     --debian) torch_source=debian ;;
     --cuda-dev-headers) cuda_dev_headers=yes ;;
+    --fuzz) fuzz=yes ;;
     --torch-wheel) torch_source=wheel ;;  # the default; kept for older instructions
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "setup-deps.sh: unknown option '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -46,6 +50,7 @@ if [ "$torch_source" = debian ]; then
   packages+=(libtorch-dev libopenblas0-pthread)
 fi
 packages+=(python3-venv python3-pip)  # the venv of the torch and pyarrow wheels
+[ "$fuzz" = no ] || packages+=(clang-14 libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -344,6 +344,13 @@ const BadInput kBadInputs[] = {
      "checkpoint: expected an object, got an array"},
     {"JSON syntax error", true, false, "{\"strategy\": \"uniform\",",
      "checkpoint: invalid JSON: parse error at line 1, column 24"},
+    // Found by fuzz_checkpoint_json: nlohmann's parser throws out_of_range, not parse_error,
+    // for a number beyond a double's range, and it escaped the reader as a non-ConfigError.
+    {"JSON number overflow", true, false, "1e380",
+     "checkpoint: invalid JSON: number overflow parsing '1e380'"},
+    {"JSON number overflow in a value", true, false,
+     "{\"strategy\": \"dynamic\", \"num_layers\": 6, \"memory_fraction\": -1e400}",
+     "checkpoint: invalid JSON: number overflow parsing '-1e400'"},
     {"JSON null fraction", true, false,
      "{\"strategy\": \"dynamic\", \"num_layers\": 6, \"memory_fraction\": null}",
      "checkpoint.memory_fraction: expected a number, got null"},

@@ -509,7 +509,9 @@ CheckpointConfig checkpoint_config_from_json_string(const std::string& text,
   nlohmann::json value;
   try {
     value = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
+  } catch (const nlohmann::json::exception& e) {
+    // Every nlohmann error, not only parse_error: a number too large for a double ("1e380")
+    // is an out_of_range (406) thrown by the parser, and must not escape as a non-tft error.
     // Drop nlohmann's "[json.exception.parse_error.101] " tag; keep "parse error at line...".
     std::string what = e.what();
     const std::size_t tag_end = what.find("] ");

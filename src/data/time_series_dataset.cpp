@@ -842,6 +842,29 @@ class DatasetBuilder {
                      " rows with missing values"
                : std::string("no data rows after the header"));
     }
+    remove_series_without_rows();
+  }
+
+  // A series is created when its first row is seen, before that row may be dropped
+  // (missing_values: drop_row). One whose every row was dropped has no rows and no static
+  // values; group_rows would read those past the end of an empty vector (found by
+  // fuzz_csv_dataset). A dropped row counts as not in the file, so neither is its series.
+  void remove_series_without_rows() {
+    std::vector<std::uint32_t> new_index(states_.size());
+    std::size_t kept = 0;
+    for (std::size_t s = 0; s < states_.size(); ++s) {
+      new_index[s] = static_cast<std::uint32_t>(kept);
+      if (states_[s].rows == 0) continue;
+      if (kept != s) {
+        states_[kept] = std::move(states_[s]);
+        ds_.series_[kept] = std::move(ds_.series_[s]);
+      }
+      ++kept;
+    }
+    if (kept == states_.size()) return;
+    states_.resize(kept);
+    ds_.series_.resize(kept);
+    for (std::uint32_t& s : row_series_) s = new_index[s];
   }
 
   [[noreturn]] void missing(std::size_t line, const std::string& column, const Cell& v,

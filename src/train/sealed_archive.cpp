@@ -36,7 +36,9 @@ void load_archive_from_bytes(torch::serialize::InputArchive& archive, std::strin
   } catch (const std::exception& e) {
     // A damaged pickle can name a type TorchScript's parser rejects: that is a
     // torch::jit::ErrorReport, a std::exception but not a c10::Error (found under ASan, where
-    // the bit flips of test_damaged_files land at other offsets).
+    // the bit flips of test_damaged_files land at other offsets). fuzz_snapshot found more:
+    // std::out_of_range for an attribute the archive's class does not declare, std::bad_alloc
+    // for a huge memo index or string length.
     throw IoError(where + ": not a readable LibTorch archive (truncated or damaged?): " +
                   e.what());
   }

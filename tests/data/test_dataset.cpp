@@ -255,6 +255,41 @@ TFT_TEST(test_forward_fill_and_drop_row) {
   assert_int_equal(dropped.times()[6], 2);
 }
 
+// Found by fuzz_csv_dataset: a series whose every row is dropped still existed, without rows
+// or static values, and building the dataset read its static values from an empty vector
+// (a null dereference without sanitizers). Dropped rows count as not in the file, so the
+// series is not in the data either.
+TFT_TEST(test_drop_row_removes_a_series_left_without_rows) {
+  TrainConfig c = base_config();
+  c.data.static_reals = {"z"};
+  c.data.static_categoricals = {{"g", 0}};
+  c.data.missing_values = tft::MissingValuePolicy::DropRow;
+  const std::string text = "g,t,y,z\nB,0,,\nA,0,1,3\nA,1,2,3\nA,2,3,3\nA,3,4,3\nA,4,5,3\n"
+                           "C,0,1,4\nB,1,6,\nC,1,2,4\nC,2,3,4\nC,3,4,4\nC,4,5,4\n";
+  const TimeSeriesDataset ds = load(text, c);
+  assert_int_equal(ds.dropped_rows(), 2);
+  assert_int_equal(ds.series().size(), 2);
+  assert_string_equal(ds.series()[0].label.c_str(), "'A'");
+  assert_string_equal(ds.series()[1].label.c_str(), "'C'");
+  assert_int_equal(ds.series()[1].offset, 5);
+  assert_int_equal(ds.real_column("y")[5], 1);  // C's rows follow A's, B left no gap
+  assert_int_equal(ds.training_windows().size(), 2);
+  std::vector<float> static_reals(1);
+  std::vector<std::int64_t> static_categoricals(1);
+  tft::SampleBuffers out;
+  out.static_reals = static_reals.data();
+  out.static_categoricals = static_categoricals.data();
+  std::vector<float> encoder_reals(3), targets(2);
+  std::vector<std::int64_t> decoder_times(2);
+  out.encoder_reals = encoder_reals.data();
+  out.targets = targets.data();
+  out.decoder_times = decoder_times.data();
+  ds.fill_sample(ds.training_windows()[1], out);  // C's: its own static values
+  const tft::CategoricalEncoder& g = ds.transforms().encoders.at("g");
+  assert_int_equal(static_categoricals[0], g.encode("C"));
+  assert_int_equal(g.encode("B"), 0);  // B never made it into the encoder
+}
+
 // ---------------------------------------------------------------------------------------
 // Windows and split
 
@@ -701,6 +736,7 @@ int main() {
       cmocka_unit_test(test_static_columns_must_be_constant),
       cmocka_unit_test(test_derived_feature_errors),
       cmocka_unit_test(test_forward_fill_and_drop_row),
+      cmocka_unit_test(test_drop_row_removes_a_series_left_without_rows),
       cmocka_unit_test(test_windows_and_split_do_not_leak),
       cmocka_unit_test(test_append_series_windows_directly),
       cmocka_unit_test(test_scaling_fitted_on_training_part_only),
