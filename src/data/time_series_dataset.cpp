@@ -459,8 +459,8 @@ class DatasetBuilder {
                     "strings");
   }
 
-  // The number in a real column's cell. `what` ends the message for values out of range:
-  // "finite float32 number" for stored reals, "finite number" for static reals (doubles).
+  // The number in a real column's cell; it must be finite, and with `as_float32` (stored
+  // reals; static reals are doubles) within float32's range.
   double number(const Cell& c, std::size_t line, const std::string& column,
                 bool as_float32) const {
     double value = 0.0;
