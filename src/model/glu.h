@@ -4,9 +4,9 @@
 #pragma once
 
 #include "model/dropout.h"
+#include "model/quantizable_linear.h"
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
 namespace tft {
@@ -19,12 +19,12 @@ class GatedLinearUnitImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
 
   const Dropout& dropout() const { return dropout_; }
-  const torch::nn::Linear& linear() const { return fc_; }
+  const QuantizableLinear& linear() const { return fc_; }
 
  private:
   Dropout dropout_;
   // Value and gate in one matmul: [..., 2 * output_size], split by at::glu.
-  torch::nn::Linear fc_;
+  QuantizableLinear fc_;
 };
 TORCH_MODULE(GatedLinearUnit);
 

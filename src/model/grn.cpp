@@ -8,16 +8,16 @@ namespace tft {
 GatedResidualNetworkImpl::GatedResidualNetworkImpl(int64_t input_size, int64_t hidden_size,
                                                    int64_t output_size, double dropout,
                                                    int64_t context_size)
-    : fc1_(register_module("fc1", torch::nn::Linear(input_size, hidden_size))),
-      fc2_(register_module("fc2", torch::nn::Linear(hidden_size, hidden_size))),
+    : fc1_(register_module("fc1", QuantizableLinear(input_size, hidden_size))),
+      fc2_(register_module("fc2", QuantizableLinear(hidden_size, hidden_size))),
       gate_norm_(register_module("gate_norm", GateAddNorm(hidden_size, output_size, dropout))) {
   if (context_size > 0) {
     context_ = register_module(
         "context",
-        torch::nn::Linear(torch::nn::LinearOptions(context_size, hidden_size).bias(false)));
+        QuantizableLinear(context_size, hidden_size, /*bias=*/false));
   }
   if (input_size != output_size) {
-    skip_ = register_module("skip", torch::nn::Linear(input_size, output_size));
+    skip_ = register_module("skip", QuantizableLinear(input_size, output_size));
   }
 }
 

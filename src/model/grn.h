@@ -5,9 +5,9 @@
 #pragma once
 
 #include "model/gate_add_norm.h"
+#include "model/quantizable_linear.h"
 
 #include <torch/nn/module.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
 namespace tft {
@@ -29,19 +29,19 @@ class GatedResidualNetworkImpl : public torch::nn::Module {
                                   const torch::Tensor& context = {});
 
   bool has_context() const { return !context_.is_empty(); }
-  const torch::nn::Linear& fc1() const { return fc1_; }
-  const torch::nn::Linear& fc2() const { return fc2_; }
+  const QuantizableLinear& fc1() const { return fc1_; }
+  const QuantizableLinear& fc2() const { return fc2_; }
   const GateAddNorm& gate_norm() const { return gate_norm_; }
   // Null when input_size == output_size (the skip path is the identity).
-  const torch::nn::Linear& skip() const { return skip_; }
+  const QuantizableLinear& skip() const { return skip_; }
 
  private:
-  torch::nn::Linear fc1_;
+  QuantizableLinear fc1_;
   // Registered only with a context; bias-free since fc1 already has one.
-  torch::nn::Linear context_{nullptr};
-  torch::nn::Linear fc2_;
+  QuantizableLinear context_{nullptr};
+  QuantizableLinear fc2_;
   GateAddNorm gate_norm_;
-  torch::nn::Linear skip_{nullptr};
+  QuantizableLinear skip_{nullptr};
 };
 TORCH_MODULE(GatedResidualNetwork);
 

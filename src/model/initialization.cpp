@@ -1,6 +1,7 @@
 #include "model/initialization.h"
 
 #include "common/error.h"
+#include "model/quantizable_linear.h"
 
 #include <torch/nn/modules/embedding.h>
 #include <torch/nn/modules/linear.h>
@@ -25,6 +26,10 @@ void initialize_own(const std::string& name, torch::nn::Module& module, at::Gene
     const double bound = 1.0 / std::sqrt(static_cast<double>(linear->options.in_features()));
     uniform(linear->weight, bound, generator);
     if (linear->bias.defined()) uniform(linear->bias, bound, generator);
+  } else if (auto* quantizable = module.as<QuantizableLinear>()) {  // the same rule
+    const double bound = 1.0 / std::sqrt(static_cast<double>(quantizable->in_features()));
+    uniform(quantizable->weight, bound, generator);
+    if (quantizable->bias.defined()) uniform(quantizable->bias, bound, generator);
   } else if (auto* lstm = module.as<torch::nn::LSTM>()) {
     const double bound = 1.0 / std::sqrt(static_cast<double>(lstm->options.hidden_size()));
     for (auto& parameter : lstm->parameters(/*recurse=*/false)) {

@@ -25,9 +25,9 @@ InputEmbeddingImpl::InputEmbeddingImpl(int64_t num_reals,
     embeddings_.push_back(register_module("embedding_" + std::to_string(i),
                                           torch::nn::Embedding(variable.cardinality, dim)));
     projections_.push_back(dim == hidden_size
-                               ? torch::nn::Linear(nullptr)
+                               ? QuantizableLinear(nullptr)
                                : register_module("projection_" + std::to_string(i),
-                                                 torch::nn::Linear(dim, hidden_size)));
+                                                 QuantizableLinear(dim, hidden_size)));
   }
 }
 

@@ -10,10 +10,10 @@
 
 #include "model/initialization.h"
 #include "model/model_config.h"
+#include "model/quantizable_linear.h"
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/embedding.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
 #include <vector>
@@ -61,7 +61,7 @@ class InputEmbeddingImpl : public torch::nn::Module, public InitializedModule {
   int64_t hidden_size_;
   torch::Tensor real_weight_, real_bias_;  // [num_reals, hidden]; undefined without reals
   std::vector<torch::nn::Embedding> embeddings_;
-  std::vector<torch::nn::Linear> projections_;  // null where embedding_dim == hidden
+  std::vector<QuantizableLinear> projections_;  // null where embedding_dim == hidden
 };
 TORCH_MODULE(InputEmbedding);
 

@@ -24,10 +24,10 @@ InterpretableMultiHeadAttentionImpl::InterpretableMultiHeadAttentionImpl(int64_t
                                                                          double dropout)
     : heads_(heads),
       head_size_(hidden_size / heads),
-      query_(register_module("query", torch::nn::Linear(hidden_size, heads * (hidden_size / heads)))),
-      key_(register_module("key", torch::nn::Linear(hidden_size, heads * (hidden_size / heads)))),
-      value_(register_module("value", torch::nn::Linear(hidden_size, hidden_size / heads))),
-      output_(register_module("output", torch::nn::Linear(hidden_size / heads, hidden_size))),
+      query_(register_module("query", QuantizableLinear(hidden_size, heads * (hidden_size / heads)))),
+      key_(register_module("key", QuantizableLinear(hidden_size, heads * (hidden_size / heads)))),
+      value_(register_module("value", QuantizableLinear(hidden_size, hidden_size / heads))),
+      output_(register_module("output", QuantizableLinear(hidden_size / heads, hidden_size))),
       dropout_(register_module("dropout", Dropout(dropout))) {
   TORCH_CHECK(heads > 0 && hidden_size % heads == 0, "InterpretableMultiHeadAttention: hidden ",
               hidden_size, " is not divisible by heads ", heads);

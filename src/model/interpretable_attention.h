@@ -14,10 +14,10 @@
 #pragma once
 
 #include "model/dropout.h"
+#include "model/quantizable_linear.h"
 
 #include <c10/core/ScalarType.h>
 #include <torch/nn/module.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
 namespace tft {
@@ -58,10 +58,10 @@ class InterpretableMultiHeadAttentionImpl : public torch::nn::Module {
  private:
   int64_t heads_;
   int64_t head_size_;
-  torch::nn::Linear query_;
-  torch::nn::Linear key_;
-  torch::nn::Linear value_;
-  torch::nn::Linear output_;
+  QuantizableLinear query_;
+  QuantizableLinear key_;
+  QuantizableLinear value_;
+  QuantizableLinear output_;
   Dropout dropout_;
 };
 TORCH_MODULE(InterpretableMultiHeadAttention);

@@ -3,6 +3,7 @@
 #include "common/error.h"
 
 #include <algorithm>
+#include <utility>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -140,6 +141,16 @@ void ModelConfig::validate() const {
   if (!(dropout >= 0.0 && dropout < 1.0)) {
     fail("model.dropout: must be in [0, 1) (got " + number(dropout) + ")");
   }
+  if (quantization.enabled) {
+    for (const auto& [field, bits] : {std::pair<const char*, std::int64_t>{
+                                          "weight_bits", quantization.weight_bits},
+                                      {"activation_bits", quantization.activation_bits}}) {
+      if (bits < 2 || bits > 8) {
+        fail(std::string("training.qat.") + field + ": must be in [2, 8] (got " +
+             std::to_string(bits) + ")");
+      }
+    }
+  }
   require_positive("lstm_layers", lstm_layers);
   require_positive("decoder_layers", decoder_layers);
   if (quantiles.empty()) fail("model.quantiles: must list at least one quantile");
@@ -195,5 +206,11 @@ std::int64_t ModelConfig::default_unit_chunks(const std::string& unit) {
   if (unit == kStaticEncoder) return 1;
   return 4;  // attention_k
 }
+
+bool operator==(const QuantizationConfig& a, const QuantizationConfig& b) {
+  return a.enabled == b.enabled && a.weight_bits == b.weight_bits &&
+         a.activation_bits == b.activation_bits;
+}
+bool operator!=(const QuantizationConfig& a, const QuantizationConfig& b) { return !(a == b); }
 
 }  // namespace tft

@@ -50,6 +50,21 @@ struct InputSchema {
 // Resolved embedding width of a categorical variable (see CategoricalVariable).
 std::int64_t embedding_dim_for(const CategoricalVariable& variable, std::int64_t hidden_size);
 
+// Quantization-aware training (docs/config.md, `training.qat`): the model's linear layers
+// (GRNs, gates, attention projections, categorical projections, the quantile head) multiply
+// fake-quantized weights by fake-quantized inputs, so training sees int8 rounding. The LSTMs,
+// embeddings and LayerNorms stay float. See model/fake_quantizer.h for the observers.
+struct QuantizationConfig {
+  bool enabled = false;
+  // Weights: symmetric, per output channel, [-2^(b-1), 2^(b-1) - 1].
+  std::int64_t weight_bits = 8;
+  // Layer inputs: affine, per tensor, [0, 2^b - 1].
+  std::int64_t activation_bits = 8;
+};
+
+bool operator==(const QuantizationConfig& a, const QuantizationConfig& b);
+bool operator!=(const QuantizationConfig& a, const QuantizationConfig& b);
+
 struct ModelConfig {
   std::int64_t hidden_size = 64;
   std::int64_t attention_heads = 4;
@@ -66,6 +81,8 @@ struct ModelConfig {
   // number of time steps is clamped to it. static_encoder has no time axis: its chunks split
   // the batch.
   std::map<std::string, std::int64_t> unit_chunks;
+  // Fake quantizers on the linear layers; disabled: a float model with no quantizer state.
+  QuantizationConfig quantization;
 
   // Throws ConfigError naming the field and the rule, e.g.
   // "model.hidden_size: 30 is not divisible by model.attention_heads 4".

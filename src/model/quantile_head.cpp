@@ -3,7 +3,7 @@
 namespace tft {
 
 QuantileHeadImpl::QuantileHeadImpl(int64_t hidden_size, int64_t num_quantiles)
-    : projection_(register_module("projection", torch::nn::Linear(hidden_size, num_quantiles))) {}
+    : projection_(register_module("projection", QuantizableLinear(hidden_size, num_quantiles))) {}
 
 torch::Tensor QuantileHeadImpl::forward(const torch::Tensor& x) { return projection_(x); }
 

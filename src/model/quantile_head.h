@@ -2,8 +2,9 @@
 // quantile (TFT paper, section 4.6), all quantiles from the same features.
 #pragma once
 
+#include "model/quantizable_linear.h"
+
 #include <torch/nn/module.h>
-#include <torch/nn/modules/linear.h>
 #include <torch/nn/pimpl.h>
 
 namespace tft {
@@ -16,7 +17,7 @@ class QuantileHeadImpl : public torch::nn::Module {
   torch::Tensor forward(const torch::Tensor& x);
 
  private:
-  torch::nn::Linear projection_;
+  QuantizableLinear projection_;
 };
 TORCH_MODULE(QuantileHead);
 

@@ -3,6 +3,7 @@
 #include "checkpoint/generators.h"
 #include "common/error.h"
 #include "model/initialization.h"
+#include "model/quantizable_linear.h"
 #include "model/segment.h"
 
 #include <ATen/ops/amax.h>
@@ -176,6 +177,7 @@ TFTModelImpl::TFTModelImpl(ModelConfig config) : config_(std::move(config)) {
   // The initial weights come from this thread's generators (a trainer's own), not from the
   // LibTorch default generator the constructors above drew from.
   initialize_parameters(*this, checkpoint::generator_for(c10::Device(c10::DeviceType::CPU)));
+  if (config_.quantization.enabled) attach_fake_quantizers(*this, config_.quantization);
 }
 
 std::vector<UnitInfo> TFTModelImpl::units() const {

@@ -113,6 +113,7 @@ VariableSelectionOutput VariableSelectionNetworkImpl::select(const EmbeddedVaria
                   embedded.dense.sizes().slice(0, leading.size()) == c10::IntArrayRef(leading),
               "VariableSelectionNetwork: reals ", embedded.reals.sizes(), " and embedded ",
               embedded.dense.sizes(), " disagree on their leading axes");
+  if (variable_grns_.front()->fc1()->quantized()) return select_quantized(embedded, context);
   int64_t rows = 1;
   for (const int64_t size : leading) rows *= size;
 
@@ -125,6 +126,26 @@ VariableSelectionOutput VariableSelectionNetworkImpl::select(const EmbeddedVaria
   output_shape.push_back(hidden_size_);
   const torch::Tensor per_variable = weights.reshape({rows, num_inputs_, 1});
   return {(processed * per_variable).sum(1).view(output_shape), weights};
+}
+
+VariableSelectionOutput VariableSelectionNetworkImpl::select_quantized(
+    const EmbeddedVariables& embedded, const torch::Tensor& context) {
+  const torch::Tensor variables = embedded.materialize();  // [..., n, hidden]
+  torch::Tensor weights;
+  if (weights_grn_) {
+    weights = at::softmax(weights_grn_->forward(variables.flatten(-2), context), /*dim=*/-1);
+  } else {
+    std::vector<int64_t> shape = variables.sizes().vec();
+    shape.pop_back();  // [..., 1]
+    weights = at::ones(shape, variables.options());
+  }
+  std::vector<torch::Tensor> processed;
+  processed.reserve(variable_grns_.size());
+  for (int64_t i = 0; i < num_inputs_; ++i) {
+    processed.push_back(variable_grns_[static_cast<size_t>(i)]->forward(variables.select(-2, i)));
+  }
+  const torch::Tensor output = (at::stack(processed, /*dim=*/-2) * weights.unsqueeze(-1)).sum(-2);
+  return {output, weights};
 }
 
 torch::Tensor VariableSelectionNetworkImpl::selection_weights(const EmbeddedVariables& embedded,
@@ -144,7 +165,7 @@ torch::Tensor VariableSelectionNetworkImpl::selection_weights(const EmbeddedVari
   if (embedded.dense.defined()) {
     dense = embedded.dense.reshape({rows, embedded.num_dense(), hidden_size_});
   }
-  const auto over_variables = [&](const torch::nn::Linear& linear, int64_t width) {
+  const auto over_variables = [&](const QuantizableLinear& linear, int64_t width) {
     return with_width(linear_over_variables(linear->weight, linear->bias, reals, embedded, dense,
                                             hidden_size_),
                       width);

@@ -55,6 +55,11 @@ class VariableSelectionNetworkImpl : public torch::nn::Module {
                                   c10::IntArrayRef leading, int64_t rows);
   // Every variable's GRN over the rows, as [rows, n, hidden].
   torch::Tensor grouped_variable_grns(const EmbeddedVariables& embedded, int64_t rows);
+  // select() with fake-quantized linear layers (QAT): each GRN through its own layers, since
+  // the grouped products above fold the real embeddings into the first layer, where the
+  // layer's input (which QAT quantizes) never exists.
+  VariableSelectionOutput select_quantized(const EmbeddedVariables& embedded,
+                                           const torch::Tensor& context);
 
   int64_t num_inputs_;
   int64_t hidden_size_;
