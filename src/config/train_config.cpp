@@ -205,6 +205,22 @@ std::optional<ConfigProblem> training_problem(const TrainingConfig& t) {
     return problem("training.device",
                    "expected cpu, cuda or cuda:<index> (got \"" + t.device + "\")");
   }
+  if (auto p = at_least("training.qat.start_epoch", t.qat.start_epoch, 1)) return p;
+  if (auto p = at_least("training.qat.freeze_observers_epoch", t.qat.freeze_observers_epoch, 0)) {
+    return p;
+  }
+  if (t.qat.enabled && t.qat.start_epoch > t.epochs) {
+    return problem("training.qat.start_epoch",
+                   std::to_string(t.qat.start_epoch) + " is after training.epochs " +
+                       std::to_string(t.epochs) + " (quantization-aware training would not start)");
+  }
+  if (t.qat.freeze_observers_epoch != 0 && t.qat.freeze_observers_epoch < t.qat.start_epoch) {
+    return problem("training.qat.freeze_observers_epoch",
+                   std::to_string(t.qat.freeze_observers_epoch) +
+                       " is before training.qat.start_epoch " +
+                       std::to_string(t.qat.start_epoch) +
+                       " (the observers would freeze before they observe; 0: never freeze)");
+  }
   return std::nullopt;
 }
 
@@ -243,6 +259,9 @@ ModelConfig make_model_config(const TrainConfig& config, const InputSchema& sche
   m.decoder_layers = config.model.decoder_layers;
   m.quantiles = config.model.quantiles;
   m.unit_chunks = config.model.unit_chunks;
+  m.quantization.enabled = config.training.qat.enabled;
+  m.quantization.weight_bits = config.training.qat.weight_bits;
+  m.quantization.activation_bits = config.training.qat.activation_bits;
   m.encoder_length = config.windows.encoder_length;
   m.prediction_length = config.windows.prediction_length;
   m.schema = schema;
@@ -303,7 +322,10 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
       t.snapshot_every_steps == u.snapshot_every_steps && t.seed == u.seed &&
       t.threads == u.threads && t.device == u.device &&
       t.distributed.backend == u.distributed.backend &&
-      t.distributed.timeout_seconds == u.distributed.timeout_seconds;
+      t.distributed.timeout_seconds == u.distributed.timeout_seconds &&
+      t.qat.enabled == u.qat.enabled && t.qat.start_epoch == u.qat.start_epoch &&
+      t.qat.weight_bits == u.qat.weight_bits && t.qat.activation_bits == u.qat.activation_bits &&
+      t.qat.freeze_observers_epoch == u.qat.freeze_observers_epoch;
   return data_equal && windows_equal && split_equal && model_equal && training_equal &&
          a.checkpoint == b.checkpoint && a.output.directory == b.output.directory &&
          a.base_dir == b.base_dir;

@@ -149,6 +149,20 @@ struct DistributedConfig {
   std::int64_t timeout_seconds = 300;
 };
 
+// Quantization-aware training (docs/config.md): from start_epoch on, the model's linear layers
+// train with fake-quantized weights and inputs (model/fake_quantizer.h); their observers stop
+// updating after freeze_observers_epoch.
+struct QatConfig {
+  bool enabled = false;
+  // The first epoch (1-based) whose steps observe and quantize; its first step calibrates.
+  std::int64_t start_epoch = 1;
+  std::int64_t weight_bits = 8;
+  std::int64_t activation_bits = 8;
+  // The last epoch whose steps update the observers (their scales stay fixed afterwards); 0:
+  // they update until the end.
+  std::int64_t freeze_observers_epoch = 0;
+};
+
 struct TrainingConfig {
   std::int64_t epochs = 20;
   std::int64_t batch_size = 64;
@@ -167,6 +181,7 @@ struct TrainingConfig {
   // "cpu", "cuda" or "cuda:<index>".
   std::string device = "cpu";
   DistributedConfig distributed;
+  QatConfig qat;
 };
 
 struct OutputConfig {

@@ -94,6 +94,13 @@ Field non_negative_int(const char* key, Ref<std::int64_t> ref) {
           }};
 }
 
+Field boolean(const char* key, Ref<bool> ref) {
+  return {key, [ref](const TrainConfig& c) { return std::string(read(ref, c) ? "true" : "false"); },
+          [ref](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
+            ref(c) = as_bool(v, k);
+          }};
+}
+
 Field number(const char* key, Ref<double> ref) {
   return {key, [ref](const TrainConfig& c) { return yaml_double(read(ref, c)); },
           [ref](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
@@ -373,6 +380,20 @@ const std::vector<Field>& fields() {
     f.push_back(positive_int(
         "training.distributed.timeout_seconds",
         [](TrainConfig& c) -> std::int64_t& { return c.training.distributed.timeout_seconds; }));
+    f.push_back(boolean("training.qat.enabled",
+                        [](TrainConfig& c) -> bool& { return c.training.qat.enabled; }));
+    f.push_back(positive_int("training.qat.start_epoch", [](TrainConfig& c) -> std::int64_t& {
+      return c.training.qat.start_epoch;
+    }));
+    f.push_back(positive_int("training.qat.weight_bits", [](TrainConfig& c) -> std::int64_t& {
+      return c.training.qat.weight_bits;
+    }));
+    f.push_back(positive_int("training.qat.activation_bits", [](TrainConfig& c) -> std::int64_t& {
+      return c.training.qat.activation_bits;
+    }));
+    f.push_back(non_negative_int(
+        "training.qat.freeze_observers_epoch",
+        [](TrainConfig& c) -> std::int64_t& { return c.training.qat.freeze_observers_epoch; }));
     // output
     f.push_back(path("output.directory",
                      [](TrainConfig& c) -> std::string& { return c.output.directory; }));

@@ -135,11 +135,13 @@ void DataParallel::broadcast_module(torch::nn::Module& module) {
 #endif
 }
 
-void DataParallel::broadcast(const at::Tensor& tensor) {
+void DataParallel::broadcast(const std::vector<at::Tensor>& tensors) {
 #ifdef TFT_WITH_DISTRIBUTED
-  if (group_) group_->broadcast({tensor});
+  if (!group_ || tensors.empty()) return;
+  torch::NoGradGuard no_grad;
+  group_->broadcast(tensors);
 #else
-  (void)tensor;
+  (void)tensors;
 #endif
 }
 

@@ -78,8 +78,9 @@ class DataParallel {
   // Every rank's copies of the module's parameters and buffers become rank 0's.
   void broadcast_module(torch::nn::Module& module);
 
-  // Rank 0's values into every rank's tensor (same shape everywhere).
-  void broadcast(const at::Tensor& tensor);
+  // Rank 0's values into every rank's tensors (same shapes everywhere), in as few messages as
+  // their bytes allow.
+  void broadcast(const std::vector<at::Tensor>& tensors);
 
   // The validation metrics over `windows`, each rank evaluating its contiguous share and the
   // sums added up across ranks.

@@ -65,6 +65,14 @@ nlohmann::ordered_json model_config_to_json(const ModelConfig& c) {
   nlohmann::ordered_json chunks = nlohmann::ordered_json::object();
   for (const auto& [unit, count] : c.unit_chunks) chunks[unit] = count;
   j["unit_chunks"] = chunks;
+  if (c.quantization.enabled) {
+    // Only a QAT model has the key (and quantizer buffers in model.pt); older readers of a
+    // float model see the file they always saw.
+    nlohmann::ordered_json quantization;
+    quantization["weight_bits"] = c.quantization.weight_bits;
+    quantization["activation_bits"] = c.quantization.activation_bits;
+    j["quantization"] = quantization;
+  }
   nlohmann::ordered_json schema;
   schema["target"] = c.schema.target;
   schema["static_reals"] = c.schema.static_reals;
@@ -107,6 +115,13 @@ ModelConfig model_config_from_json(const nlohmann::json& j) {
       throw IoError(where + ": unit_chunks." + unit + ": expected an integer");
     }
     c.unit_chunks[unit] = count.get<std::int64_t>();
+  }
+  if (j.contains("quantization")) {
+    const nlohmann::json& q = json_get(j, "quantization", where);
+    if (!q.is_object()) throw IoError(where + ": key 'quantization': expected an object");
+    c.quantization.enabled = true;
+    c.quantization.weight_bits = json_get_int(q, "weight_bits", where + ": quantization");
+    c.quantization.activation_bits = json_get_int(q, "activation_bits", where + ": quantization");
   }
   const nlohmann::json& s = json_get(j, "schema", where);
   const std::string at = where + ": schema";

@@ -1,5 +1,7 @@
 #include "train/module_state.h"
 
+#include "model/fake_quantizer.h"
+
 #include <cstring>
 
 #include <torch/utils.h>
@@ -63,6 +65,8 @@ void load_module_state(torch::nn::Module& module, const ModuleState& state,
                        const std::string& where) {
   load_list(state.parameters, module.named_parameters(true), "parameters", where);
   load_list(state.buffers, module.named_buffers(true), "buffers", where);
+  // Fake quantizers keep on the host whether their buffers say they are calibrated.
+  refresh_fake_quantizers(module);
 }
 
 void write_module_state(torch::serialize::OutputArchive& archive, const ModuleState& state) {

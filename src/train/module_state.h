@@ -22,8 +22,9 @@ struct ModuleState {
 ModuleState copy_module_state(const torch::nn::Module& module);
 
 // Copies `state` into the module's tensors in place (their storage, device and autograd
-// identity stay; an optimizer holding them is unaffected). IoError naming the tensor when
-// one is missing or has another shape.
+// identity stay; an optimizer holding them is unaffected), and refreshes the module's fake
+// quantizers (model/fake_quantizer.h). IoError naming the tensor when one is missing or has
+// another shape.
 void load_module_state(torch::nn::Module& module, const ModuleState& state,
                        const std::string& where);
 

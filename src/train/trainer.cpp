@@ -21,6 +21,7 @@
 #include "data/batch.h"
 #include "data/window_sampler.h"
 #include "memory/memory_meter.h"
+#include "model/fake_quantizer.h"
 #include "model/quantile_loss.h"
 #include "train/atomic_file.h"
 #include "train/device.h"
@@ -110,6 +111,13 @@ TrainConfig validated(TrainConfig config) {
 
 // "of epoch 2" after `epochs_completed` epochs, "of epoch 3, step 40" when `steps_done` steps
 // of the next one were done too.
+// Whether QAT's observers update in `epoch` (1-based): from start_epoch through
+// freeze_observers_epoch (0: to the end).
+bool qat_observes(const QatConfig& qat, std::int64_t epoch) {
+  return qat.enabled && epoch >= qat.start_epoch &&
+         (qat.freeze_observers_epoch == 0 || epoch <= qat.freeze_observers_epoch);
+}
+
 std::string snapshot_label(std::int64_t epochs_completed, std::int64_t steps_done) {
   if (steps_done == 0) return "of epoch " + std::to_string(epochs_completed);
   return "of epoch " + std::to_string(epochs_completed + 1) + ", step " +
@@ -197,7 +205,7 @@ void Trainer::plan_dynamic_checkpointing() {
         choice[static_cast<std::int64_t>(unit)] = limit == limits.end() ? -1 : limit->second;
       }
     }
-    s.parallel->broadcast(choice);
+    s.parallel->broadcast({choice});
     std::vector<std::size_t> checkpointed;
     limits.clear();
     for (std::size_t unit = 0; unit < units; ++unit) {
@@ -393,6 +401,7 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       const double lr = schedule.learning_rate();
       set_learning_rate(*s.optimizer, lr);
       s.model->train();
+      set_fake_quantizers_observing(*s.model, qat_observes(tc.qat, epoch));
       const std::vector<RankBatch> batches = s.epoch_batches(epoch - 1);
       const auto steps = static_cast<std::int64_t>(batches.size());
       // A snapshot taken inside this epoch: its steps are done and their sums carry on.
@@ -454,6 +463,7 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
         const RankBatch& work = batches[static_cast<std::size_t>(step)];
         const TrainingBatch batch = gather_batch(s.dataset, work.windows).to(s.device);
         zero_gradients(parameters);
+        if (tc.qat.enabled) discard_fake_quantizer_observations(*s.model);
         at::Tensor loss;
         {
           memory::ActivationProbe probe(meter);
@@ -463,6 +473,12 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
           peak = std::max(peak, probe.activation_peak_bytes());
         }
         s.parallel->reduce_gradients(parameters, batch.targets.size(0), work.global_windows);
+        // Once per step, after backward (recomputes included) has seen the step's scales; every
+        // rank then takes rank 0's observers, as DDP's broadcast_buffers does.
+        if (tc.qat.enabled) {
+          commit_fake_quantizer_observations(*s.model);
+          s.parallel->broadcast(fake_quantizer_buffers(*s.model));
+        }
         const at::Tensor norm = clip_gradient_norm(parameters, tc.gradient_clip_norm);
         step_stats[step].copy_(at::stack({loss.detach().to(at::kDouble), norm.to(s.device)}));
         step_samples.push_back(batch.targets.size(0));
@@ -535,7 +551,9 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
                               std::to_string(epoch),
                           lr);
       }
-      m.best = early.update(epoch, monitored);
+      // With QAT the kept model is a quantized one: epochs before training.qat.start_epoch
+      // (float) neither count as best nor for early stopping.
+      m.best = (!tc.qat.enabled || epoch >= tc.qat.start_epoch) && early.update(epoch, monitored);
       if (m.best) s.best_weights = copy_module_state(*s.model);
       schedule.step(monitored);
 
@@ -578,6 +596,7 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
   }
 
   // The run's result: the best epoch's weights, and the files.
+  set_fake_quantizers_observing(*s.model, false);
   zero_gradients(parameters);
   load_module_state(*s.model, s.best_weights, "best weights");
   TrainReport report;

@@ -66,6 +66,8 @@ training:
   threads: 2
   device: cuda:1
   distributed: {backend: gloo, timeout_seconds: 30}
+  qat: {enabled: true, start_epoch: 2, weight_bits: 6, activation_bits: 7,
+        freeze_observers_epoch: 4}
 checkpoint:
   strategy: selective
   layers: [lstm_encoder, attention_1]
@@ -153,6 +155,11 @@ TFT_TEST(test_full_config_values) {
   assert_true(c.training.lr_schedule.min_lr == 1e-5);
   assert_true(c.training.seed == 12345678901234ULL);
   assert_string_equal(c.training.device.c_str(), "cuda:1");
+  assert_true(c.training.qat.enabled);
+  assert_int_equal(c.training.qat.start_epoch, 2);
+  assert_int_equal(c.training.qat.weight_bits, 6);
+  assert_int_equal(c.training.qat.activation_bits, 7);
+  assert_int_equal(c.training.qat.freeze_observers_epoch, 4);
   // Unit names in the checkpoint section resolve with the model's units (2 decoder layers).
   const auto* selective = std::get_if<tft::SelectiveStrategy>(&c.checkpoint.strategy);
   assert_non_null(selective);
@@ -167,6 +174,10 @@ TFT_TEST(test_full_config_values) {
   assert_int_equal(m.encoder_length, 30);
   assert_int_equal(m.prediction_length, 7);
   assert_int_equal(m.decoder_layers, 2);
+  // The model is built with fake quantizers of the configured widths.
+  assert_true(m.quantization.enabled);
+  assert_int_equal(m.quantization.weight_bits, 6);
+  assert_int_equal(m.quantization.activation_bits, 7);
 }
 
 TFT_TEST(test_round_trip) {
@@ -299,6 +310,12 @@ TFT_TEST(test_validation_errors_point_at_the_key) {
        "gloo, nccl)"},
       {"training:\n  distributed:\n    timeout_seconds: 0\n",
        "line 10: training.distributed.timeout_seconds: expected a positive integer, got 0"},
+      {"training:\n  qat:\n    enabled: yes please\n",
+       "line 10: training.qat.enabled: expected true or false, got \"yes please\""},
+      {"training:\n  qat:\n    enabled: true\n    weight_bits: 9\n",
+       "line 11: training.qat.weight_bits: must be in [2, 8] (got 9)"},
+      {"training:\n  qat:\n    enabled: true\n    start_epoch: 2\n    freeze_observers_epoch: 1\n",
+       "line 12: training.qat.freeze_observers_epoch: 1 is before training.qat.start_epoch 2"},
       {"checkpoint:\n  strategy: uniform\n  interval: 0\n",
        "line 10: checkpoint.interval: must be at least 1 (got 0)"},
       {"checkpoint:\n  strategy: selective\n  layers: [attention_3]\n",

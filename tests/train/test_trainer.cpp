@@ -34,24 +34,6 @@ using namespace tft::testing;
 
 namespace {
 
-bool forecasts_bitwise_equal(const tft::Predictions& a, const tft::Predictions& b) {
-  if (a.forecasts.size() != b.forecasts.size() || a.quantiles != b.quantiles) return false;
-  for (std::size_t i = 0; i < a.forecasts.size(); ++i) {
-    const tft::Forecast& x = a.forecasts[i];
-    const tft::Forecast& y = b.forecasts[i];
-    if (x.series != y.series || x.origin != y.origin || x.future != y.future ||
-        x.times != y.times || x.values.size() != y.values.size() ||
-        x.actuals.size() != y.actuals.size()) {
-      return false;
-    }
-    if (std::memcmp(x.values.data(), y.values.data(), x.values.size() * sizeof(float)) != 0 ||
-        std::memcmp(x.actuals.data(), y.actuals.data(), x.actuals.size() * sizeof(float)) != 0) {
-      return false;
-    }
-  }
-  return true;
-}
-
 std::size_t count_lines(const std::string& text) {
   std::size_t n = 0;
   for (char c : text) n += c == '\n';

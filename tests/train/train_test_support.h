@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "config/train_config.h"
 #include "model/tft_model.h"
+#include "train/forecast.h"
 #include "train/module_state.h"
 
 namespace tft::testing {
@@ -95,6 +97,25 @@ inline TrainConfig synthetic_config(const std::filesystem::path& csv,
 
 inline bool same_weights(const TFTModel& a, const TFTModel& b) {
   return module_states_equal(copy_module_state(*a), copy_module_state(*b));
+}
+
+// Same forecasts, series, times and bits (values and actuals).
+inline bool forecasts_bitwise_equal(const Predictions& a, const Predictions& b) {
+  if (a.forecasts.size() != b.forecasts.size() || a.quantiles != b.quantiles) return false;
+  for (std::size_t i = 0; i < a.forecasts.size(); ++i) {
+    const Forecast& x = a.forecasts[i];
+    const Forecast& y = b.forecasts[i];
+    if (x.series != y.series || x.origin != y.origin || x.future != y.future ||
+        x.times != y.times || x.values.size() != y.values.size() ||
+        x.actuals.size() != y.actuals.size()) {
+      return false;
+    }
+    if (std::memcmp(x.values.data(), y.values.data(), x.values.size() * sizeof(float)) != 0 ||
+        std::memcmp(x.actuals.data(), y.actuals.data(), x.actuals.size() * sizeof(float)) != 0) {
+      return false;
+    }
+  }
+  return true;
 }
 
 }  // namespace tft::testing
