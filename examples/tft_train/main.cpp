@@ -4,17 +4,20 @@
 //   tft-train --config examples/configs/sp500.yaml [--data FILE | --parquet-file FILE]
 //             [--epochs N]
 //             [--output DIR] [--use-gradient-checkpointing | --no-gradient-checkpointing]
-//             [--resume] [--threads N] [--seed N] [--device cpu|cuda|cuda:N] [--nproc N]
+//             [--use-qat] [--set KEY=VALUE]... [--resume] [--threads N] [--seed N] [--device cpu|cuda|cuda:N] [--nproc N]
 //
 // Data parallelism (docs/distributed.md): started by torchrun (or any launcher that sets RANK,
 // WORLD_SIZE, MASTER_ADDR, MASTER_PORT) it trains as one rank of the job; --nproc N starts N
 // local ranks itself. Only rank 0 prints progress and the summary and writes files.
 //
 // Flags override the YAML; relative --data / --output paths are taken from the current folder.
+// --set overrides any dotted key of docs/config.md ("training.qat.start_epoch=3",
+// "checkpoint={strategy: uniform, interval: 2}"), in order, before the other flags.
 // --data keeps data.format (auto: the extension decides); --parquet-file, the seed's flag, is
 // --data with data.format parquet.
 // --use-gradient-checkpointing checkpoints every unit unless the YAML already chose a
-// strategy. Progress goes to stderr (a bar on a terminal, one line per epoch otherwise), the
+// strategy. --use-qat turns training.qat on (with the YAML's other qat settings), and works
+// together with checkpointing. Progress goes to stderr (a bar on a terminal, one line per epoch otherwise), the
 // summary to stdout. Exit status: 0 done, 1 error, 2 bad command line, 130 interrupted (Ctrl-C
 // stops at the next step; the last epoch's snapshot stays, --resume continues). Every failure
 // prints one line: "tft-train: <reason>".
@@ -107,6 +110,8 @@ struct Options {
   std::uint64_t seed = 0;
   bool use_checkpointing = false;
   bool no_checkpointing = false;
+  bool use_qat = false;
+  std::vector<std::string> settings;  // --set KEY=VALUE
   bool resume = false;
   int nproc = 1;
 };
@@ -154,6 +159,17 @@ int main(int argc, char** argv) {
   CLI::Option* no = app.add_flag("--no-gradient-checkpointing", o.no_checkpointing,
                                  "turn gradient checkpointing off");
   use->excludes(no);
+  app.add_flag("--use-qat", o.use_qat,
+               "quantization-aware training (training.qat.enabled: fake-quantized int8 linear "
+               "layers)");
+  app.add_option("--set", o.settings,
+                 "override a dotted config key, as tft_config_set does (repeatable)")
+      ->type_name("KEY=VALUE")
+      ->check([](const std::string& text) {
+        return text.find('=') == std::string::npos || text.front() == '='
+                   ? std::string("expected KEY=VALUE, got \"") + text + "\""
+                   : std::string();
+      });
   app.add_flag("--resume", o.resume, "continue from output/snapshots/last.pt when it exists");
   CLI::Option* threads = app.add_option("--threads", o.threads, "training.threads (0: default)")
                              ->check(integer_at_least<std::int64_t>(0))
@@ -191,6 +207,14 @@ int main(int argc, char** argv) {
   std::string rank_prefix;  // "rank R: " in a job of several ranks
   try {
     tft::TrainConfig config = tft::load_train_config_file(o.config);
+    for (const std::string& setting : o.settings) {
+      const std::size_t equals = setting.find('=');
+      try {
+        tft::set_config_value(config, setting.substr(0, equals), setting.substr(equals + 1));
+      } catch (const tft::ConfigError& e) {
+        throw tft::ConfigError("--set " + setting + ": " + e.what());
+      }
+    }
     if (data->count() > 0) config.data.path = absolute(o.data);
     if (parquet->count() > 0) {
       config.data.path = absolute(o.parquet_file);
@@ -206,6 +230,7 @@ int main(int argc, char** argv) {
       config.checkpoint = tft::CheckpointConfig::uniform(1);
     }
     if (o.no_checkpointing) config.checkpoint = tft::CheckpointConfig::none();
+    if (o.use_qat) config.training.qat.enabled = true;
     config.validate();
 
     std::signal(SIGINT, on_interrupt);

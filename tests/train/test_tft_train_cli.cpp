@@ -99,6 +99,17 @@ TFT_TEST(test_trains_and_writes_files) {
   if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
   assert_true(r.out.find("(resumed after epoch 2)") != std::string::npos);
   assert_true(r.out.find("No checkpointing") != std::string::npos);
+
+  // --use-qat with checkpointing; --set reaches any dotted key.
+  const fs::path qat = dir / "qat";
+  r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --epochs 2 --threads 1 --output '" +
+                   qat.string() + "' --use-gradient-checkpointing --use-qat" +
+                   " --set training.qat.activation_bits=7 --set training.qat.start_epoch=2");
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  const auto model_config = nlohmann::json::parse(read_text(qat / "model/model_config.json"));
+  assert_int_equal(model_config.at("quantization").at("activation_bits").get<int>(), 7);
+  assert_int_equal(nlohmann::json::parse(read_text(qat / "summary.json")).at("best_epoch").get<int>(),
+                   2);
   fs::remove_all(dir);
 }
 
@@ -129,6 +140,19 @@ TFT_TEST(test_failures_exit_non_zero_with_one_line) {
   r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --epochs ten");
   assert_int_equal(r.status, 2);
   expect_one_line_error(r, "epochs");
+
+  r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --set training.epochs");
+  assert_int_equal(r.status, 2);
+  expect_one_line_error(r, "expected KEY=VALUE, got \"training.epochs\"");
+
+  r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --set training.qat.enabled=maybe");
+  assert_int_equal(r.status, 1);
+  expect_one_line_error(r, "--set training.qat.enabled=maybe: training.qat.enabled: expected true "
+                           "or false, got \"maybe\"");
+
+  r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --set training.epoch=3");
+  assert_int_equal(r.status, 1);
+  expect_one_line_error(r, "--set training.epoch=3: training: unknown key 'epoch'");
 
   r = run(dir, "--help");
   assert_int_equal(r.status, 0);
