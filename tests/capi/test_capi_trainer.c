@@ -88,7 +88,7 @@ static void config_get_set_validate_and_round_trip(void** state) {
   tft_config* config = load_tiny_config("/tmp/unused");
   tft_config* back = NULL;
   tft_checkpoint_config* checkpoint = NULL;
-  char value[64], *yaml, *yaml_back, small[3];
+  char value[128], *yaml, *yaml_back, small[3];
   size_t needed = 0, needed_back = 0;
   int flag = -1;
   (void)state;
@@ -119,6 +119,19 @@ static void config_get_set_validate_and_round_trip(void** state) {
   ASSERT_STATUS(tft_config_validate(config), TFT_ERROR_CONFIG);
   ASSERT_ERROR_HAS("split.validation_steps");
   ASSERT_OK(tft_config_set(config, "split.validation_steps", "56"));
+  ASSERT_OK(tft_config_validate(config));
+
+  /* Quantization-aware training is configured by its dotted keys, like every training key. */
+  ASSERT_OK(tft_config_set(config, "training.qat.enabled", "true"));
+  ASSERT_OK(tft_config_set(config, "training.qat.activation_bits", "6"));
+  ASSERT_OK(tft_config_get(config, "training.qat", value, sizeof value, NULL));
+  assert_string_equal(value, "{enabled: true, start_epoch: 1, weight_bits: 8, activation_bits: 6, "
+                             "freeze_observers_epoch: 0}");
+  ASSERT_OK(tft_config_validate(config));
+  ASSERT_OK(tft_config_set(config, "training.qat.weight_bits", "12"));
+  ASSERT_STATUS(tft_config_validate(config), TFT_ERROR_CONFIG);
+  ASSERT_ERROR_HAS("training.qat.weight_bits: must be in [2, 8] (got 12)");
+  ASSERT_OK(tft_config_set(config, "training.qat", "{enabled: false}"));
   ASSERT_OK(tft_config_validate(config));
 
   /* The checkpoint section, as a handle. */
