@@ -4,8 +4,9 @@
 
 #include <ATen/ops/fake_quantize_per_channel_affine.h>
 #include <ATen/ops/fake_quantize_per_tensor_affine.h>
+#include <ATen/ops/aminmax.h>
 #include <ATen/ops/maximum.h>
-#include <ATen/ops/minimum.h>
+#include <ATen/ops/stack.h>
 #include <ATen/ops/zeros.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/autograd/grad_mode.h>
@@ -61,37 +62,36 @@ at::Tensor FakeQuantizerImpl::forward(const at::Tensor& x) {
 
 void FakeQuantizerImpl::observe(const at::Tensor& x) {
   if (x.numel() == 0) return;
+  // A weight is the same tensor in every chunk of a step: once is enough.
+  if (scheme_ == QuantizationScheme::PerChannelSymmetric && !step_min_.empty()) return;
   const torch::NoGradGuard no_grad;
   const at::Tensor values = x.detach().to(at::kFloat);
-  at::Tensor low, high;
-  if (scheme_ == QuantizationScheme::PerTensorAffine) {
-    low = values.min().reshape({1});
-    high = values.max().reshape({1});
-  } else {
-    const at::Tensor rows = values.reshape({values.size(0), -1});
-    low = rows.amin(1);
-    high = rows.amax(1);
-  }
-  step_min_ = step_min_.defined() ? at::minimum(step_min_, low) : low;
-  step_max_ = step_max_.defined() ? at::maximum(step_max_, high) : high;
+  // One reduction per call; the calls of a step are folded together at the commit.
+  auto [low, high] = scheme_ == QuantizationScheme::PerTensorAffine
+                         ? at::aminmax(values)
+                         : at::aminmax(values.reshape({values.size(0), -1}), /*dim=*/1);
+  step_min_.push_back(low.reshape({-1}));
+  step_max_.push_back(high.reshape({-1}));
 }
 
 void FakeQuantizerImpl::discard_observations() {
-  step_min_ = at::Tensor();
-  step_max_ = at::Tensor();
+  step_min_.clear();
+  step_max_.clear();
 }
 
 void FakeQuantizerImpl::commit_observations() {
-  if (!step_min_.defined()) return;
+  if (step_min_.empty()) return;
   const torch::NoGradGuard no_grad;
-  if (calibrated_) {
-    running_min_.lerp_(step_min_, kAveragingConstant);
-    running_max_.lerp_(step_max_, kAveragingConstant);
-  } else {
-    running_min_.copy_(step_min_);
-    running_max_.copy_(step_max_);
-  }
+  const at::Tensor low = std::get<0>(at::stack(step_min_).min(/*dim=*/0));
+  const at::Tensor high = std::get<0>(at::stack(step_max_).max(/*dim=*/0));
   discard_observations();
+  if (calibrated_) {
+    running_min_.lerp_(low, kAveragingConstant);
+    running_max_.lerp_(high, kAveragingConstant);
+  } else {
+    running_min_.copy_(low);
+    running_max_.copy_(high);
+  }
   const double levels = static_cast<double>(quant_max_ - quant_min_);
   if (scheme_ == QuantizationScheme::PerTensorAffine) {
     // The range always holds 0, so that 0 (padding, ReLU-like zeros) is exact.

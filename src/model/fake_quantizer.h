@@ -34,7 +34,8 @@ enum class QuantizationScheme {
   // One scale and zero point for the whole tensor, grid [0, 2^bits - 1] (layer inputs).
   PerTensorAffine,
   // One scale per slice along dim 0 (a weight's output channels), zero point 0, grid
-  // [-2^(bits-1), 2^(bits-1) - 1].
+  // [-2^(bits-1), 2^(bits-1) - 1]. For weights: it observes once per step, as a weight changes
+  // only between steps.
   PerChannelSymmetric,
 };
 
@@ -67,7 +68,8 @@ class FakeQuantizerImpl : public torch::nn::Module {
   QuantizationScheme scheme_;
   std::int64_t quant_min_ = 0, quant_max_ = 0;
   at::Tensor running_min_, running_max_, scale_, zero_point_, calibrated_flag_;  // buffers
-  at::Tensor step_min_, step_max_;  // this step's observations; not state
+  // This step's observations, one per call (a weight's: one per step); not state.
+  std::vector<at::Tensor> step_min_, step_max_;
   bool observing_ = false;
   bool calibrated_ = false;
 };
