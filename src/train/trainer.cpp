@@ -188,6 +188,19 @@ void Trainer::plan_dynamic_checkpointing() {
   if (batches.empty()) return;
   const TrainingBatch batch = gather_batch(s.dataset, batches.front().windows).to(s.device);
   ensure_gradients(s.model->parameters());
+  if (s.config.training.qat.enabled) {
+    // Plan the model QAT trains, whose layers keep their fake-quantized inputs and masks too:
+    // calibrate its quantizers on this batch. train() starts from the initial, uncalibrated
+    // state (s.initial_weights holds the buffers) and the initial random state again.
+    s.model->train();
+    set_fake_quantizers_observing(*s.model, true);
+    {
+      const torch::NoGradGuard no_grad;
+      s.model->forward(batch.inputs);
+    }
+    commit_fake_quantizer_observations(*s.model);
+    set_fake_quantizers_observing(*s.model, false);
+  }
   s.plan = plan_checkpointing(
       s.model,
       [&] { return s.loss->forward(s.model->forward(batch.inputs).prediction, batch.targets); },

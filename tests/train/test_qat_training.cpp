@@ -103,6 +103,18 @@ TFT_TEST(test_qat_with_checkpointing_trains_bitwise_like_without) {
     assert_true(tensors_equal(x.observers[i], y.observers[i]));
   }
   assert_true(same_weights(a.model(), b.model()));
+  // dynamic: the planner measures the quantized model (its quantizers calibrated on the first
+  // batch) and training still starts from the uncalibrated state: the same run again.
+  TrainConfig planned = qat_config(dir, "planned");
+  planned.checkpoint = CheckpointConfig::dynamic(6, 0.5);
+  Trainer c(planned);
+  assert_true(all_uncalibrated(c.model()) == false);
+  const ObservedRun z = train_observed(c);
+  for (std::size_t i = 0; i < 4; ++i) {
+    assert_true(x.report.history[i].train_loss == z.report.history[i].train_loss);
+    assert_true(tensors_equal(x.observers[i], z.observers[i]));
+  }
+  assert_true(same_weights(a.model(), c.model()));
   // It learns with QAT on.
   assert_true(x.report.best_validation_loss < 0.7 * x.report.initial_validation_loss);
 
