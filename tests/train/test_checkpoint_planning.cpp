@@ -33,13 +33,7 @@ struct Fixture {
   torch::Tensor target;
 
   Fixture() {
-    tft::InputSchema s;
-    s.static_categoricals = {{"store", 10, 0}, {"region", 20, 0}};
-    s.known_reals = {"k0", "k1", "k2"};
-    s.unknown_reals = {"u0", "u1", "u2", "u3", "u4"};
-    s.target = "y";
-    config = small_config(s, 48, 12);
-    config.hidden_size = 32;
+    config = moderate_config();
     torch::manual_seed(3);
     model = tft::TFTModel(config);
     loss = tft::QuantileLoss(config.quantiles);
@@ -48,11 +42,12 @@ struct Fixture {
     tft::ensure_gradients(model->parameters());
   }
 
-  CheckpointPlan plan(double fraction) {
+  CheckpointPlan plan(double fraction,
+                      tft::BoundaryDtype boundary = tft::BoundaryDtype::kFloat32) {
     return tft::plan_checkpointing(
         model, [&] { return loss(model->forward(batch).prediction, target); },
-        CheckpointConfig::dynamic(model->units().size(), fraction), 32,
-        c10::Device(c10::DeviceType::CPU));
+        CheckpointConfig::dynamic(model->units().size(), fraction).with_boundary_dtype(boundary),
+        32, c10::Device(c10::DeviceType::CPU));
   }
 };
 
@@ -121,6 +116,17 @@ TFT_TEST(an_unreachable_target_falls_back_to_every_unit_and_says_so) {
   assert_true(p.summary().find("not reachable") != std::string::npos);
 }
 
+TFT_TEST(plans_keep_the_requested_boundary_dtype) {
+  // The planner measures every unit with the requested boundaries (that is its memory model
+  // of them) and the plan runs with them. At this config's default chunks the floor is the
+  // recompute of a historical_encoder chunk, which no dtype moves, so only the setting is
+  // checked here; tests/model/test_compressed_boundaries.cpp measures the memory.
+  Fixture f;
+  const CheckpointPlan p = f.plan(0.0, tft::BoundaryDtype::kInt8);
+  assert_true(p.config.boundary_dtype == tft::BoundaryDtype::kInt8);
+  assert_true(p.minimum_peak_bytes > 0);
+}
+
 TFT_TEST(planning_leaves_the_model_and_random_stream_alone) {
   Fixture f;
   const CheckpointConfig before = CheckpointConfig::uniform(2);
@@ -160,6 +166,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(planned_peaks_meet_their_targets),
       cmocka_unit_test(an_unreachable_target_falls_back_to_every_unit_and_says_so),
+      cmocka_unit_test(plans_keep_the_requested_boundary_dtype),
       cmocka_unit_test(planning_leaves_the_model_and_random_stream_alone),
       cmocka_unit_test(only_dynamic_requests_are_planned),
   };
