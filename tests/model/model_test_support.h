@@ -11,6 +11,7 @@
 #include <torch/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tft::testing {
@@ -84,6 +85,25 @@ inline TFTBatch clone_batch(const TFTBatch& b) {
   return {copy(b.static_reals),  copy(b.static_categoricals), copy(b.encoder_reals),
           copy(b.encoder_categoricals), copy(b.decoder_reals), copy(b.decoder_categoricals)};
 }
+
+// A model (in training mode), its quantile loss and a random batch with targets, all drawn
+// after seeding with `seed`.
+struct TrainingSetup {
+  ModelConfig config;
+  TFTModel model{nullptr};
+  QuantileLoss loss_fn{nullptr};
+  TFTBatch batch;
+  torch::Tensor target;
+
+  TrainingSetup(ModelConfig c, int64_t batch_size, uint64_t seed) : config(std::move(c)) {
+    torch::manual_seed(seed);
+    model = TFTModel(config);
+    model->train();
+    loss_fn = QuantileLoss(config.quantiles);
+    batch = random_batch(config, batch_size);
+    target = torch::randn({batch_size, config.prediction_length});
+  }
+};
 
 struct StepResult {
   torch::Tensor loss;

@@ -14,7 +14,6 @@
 
 #include <cstdio>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "support/cmocka_cpp.h"  // last: see the header
@@ -24,24 +23,6 @@ using tft::CheckpointConfig;
 using namespace tft::testing;
 
 namespace {
-
-// A model in training mode, its loss and a random batch with targets.
-struct Setup {
-  tft::ModelConfig config;
-  tft::TFTModel model{nullptr};
-  tft::QuantileLoss loss_fn{nullptr};
-  tft::TFTBatch batch;
-  torch::Tensor target;
-
-  Setup(tft::ModelConfig c, int64_t batch_size, uint64_t seed) : config(std::move(c)) {
-    torch::manual_seed(seed);
-    model = tft::TFTModel(config);
-    model->train();
-    loss_fn = tft::QuantileLoss(config.quantiles);
-    batch = random_batch(config, batch_size);
-    target = torch::randn({batch_size, config.prediction_length});
-  }
-};
 
 // |a - b| / |b| in the L2 norm.
 double relative_error(const torch::Tensor& a, const torch::Tensor& b) {
@@ -68,7 +49,7 @@ TFT_TEST(gradients_stay_within_the_stated_bounds) {
   auto c = small_config(full_schema(), 12, 5);
   c.decoder_layers = 2;
   c.lstm_layers = 2;
-  Setup t(c, 4, 5);
+  TrainingSetup t(c, 4, 5);
   auto& model = t.model;
   const auto step = [&](const CheckpointConfig& config) {
     return training_step(model, t.loss_fn, t.batch, t.target, config);
@@ -148,7 +129,7 @@ TFT_TEST(int8_boundaries_lower_the_kept_memory_and_the_peak) {
   // data, never compressed) outweighs the boundaries, and no dtype moves the peak; in finer
   // chunks the boundaries matter.
   c.unit_chunks = {{"historical_encoder", 24}, {"lstm_encoder", 12}, {"attention_0", 6}};
-  Setup t(c, 32, 3);
+  TrainingSetup t(c, 32, 3);
   torch::manual_seed(7);
   t.loss_fn(t.model->forward(t.batch).prediction, t.target).backward();  // gradients allocated
   const auto measure = [&](const CheckpointConfig& config) {

@@ -25,27 +25,15 @@ using namespace tft::testing;
 
 namespace {
 
-struct Fixture {
-  tft::ModelConfig config;
-  tft::TFTModel model{nullptr};
-  tft::QuantileLoss loss{nullptr};
-  tft::TFTBatch batch;
-  torch::Tensor target;
-
-  Fixture() {
-    config = moderate_config();
-    torch::manual_seed(3);
-    model = tft::TFTModel(config);
-    loss = tft::QuantileLoss(config.quantiles);
-    batch = random_batch(config, 32);
-    target = torch::randn({32, config.prediction_length});
+struct Fixture : TrainingSetup {
+  Fixture() : TrainingSetup(moderate_config(), 32, 3) {
     tft::ensure_gradients(model->parameters());
   }
 
   CheckpointPlan plan(double fraction,
                       tft::BoundaryDtype boundary = tft::BoundaryDtype::kFloat32) {
     return tft::plan_checkpointing(
-        model, [&] { return loss(model->forward(batch).prediction, target); },
+        model, [&] { return loss_fn(model->forward(batch).prediction, target); },
         CheckpointConfig::dynamic(model->units().size(), fraction).with_boundary_dtype(boundary),
         32, c10::Device(c10::DeviceType::CPU));
   }
@@ -90,7 +78,7 @@ TFT_TEST(planned_peaks_meet_their_targets) {
     {
       tft::memory::ActivationProbe probe(meter);
       // As the planner's step: the forward's other outputs are gone before backward.
-      torch::Tensor loss = f.loss(f.model->forward(f.batch).prediction, f.target);
+      torch::Tensor loss = f.loss_fn(f.model->forward(f.batch).prediction, f.target);
       loss.backward();
       peak = probe.activation_peak_bytes();
     }
@@ -154,7 +142,7 @@ TFT_TEST(only_dynamic_requests_are_planned) {
   bool threw = false;
   try {
     tft::plan_checkpointing(
-        f.model, [&] { return f.loss(f.model->forward(f.batch).prediction, f.target); },
+        f.model, [&] { return f.loss_fn(f.model->forward(f.batch).prediction, f.target); },
         CheckpointConfig::uniform(1), 32, c10::Device(c10::DeviceType::CPU));
   } catch (const tft::ConfigError& e) {
     threw = std::string(e.what()).find("not a dynamic strategy") != std::string::npos;
