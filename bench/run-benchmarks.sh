@@ -30,13 +30,13 @@ peer_cmd=("$peer_python" bench/peer/peer_bench.py --config "$config" --strategie
 # chunks and in finer ones (where the boundaries, not one segment's recompute, set the peak),
 # then the q-risk of the example configs trained with each (bench/boundary_qrisk.py).
 boundary_strategies=none,full,full+bf16,full+int8
-boundary_cmd=(./build/bin/tft-bench --config "$config" --strategies "$boundary_strategies" --steps 5
+boundary_cmd=(./build/bin/tft-bench --config "$config" --strategies "$boundary_strategies" --steps 10
               --warmup 1 --threads "$threads" --json bench/results/boundary-compression.json
               --markdown bench/results/boundary-compression-table.md "$@")
 "${boundary_cmd[@]}" >/dev/null 2>&1
 fine_config=bench/configs/reference-fine-chunks.yaml
 boundary_fine_cmd=(./build/bin/tft-bench --config "$fine_config" --strategies "$boundary_strategies"
-                   --steps 5 --warmup 1 --threads "$threads"
+                   --steps 10 --warmup 1 --threads "$threads"
                    --json bench/results/boundary-compression-fine-chunks.json
                    --markdown bench/results/boundary-compression-fine-chunks-table.md "$@")
 "${boundary_fine_cmd[@]}" >/dev/null 2>&1
@@ -142,7 +142,9 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo "it; in finer chunks (\`$fine_config\`: 32 historical, 8 attention chunks) the boundaries"
   echo "matter, and the peak becomes the attention sub-layer of the last query chunk, which"
   echo "concatenates every key and value piece (and, with compressed boundaries, decompresses them"
-  echo "first). Savings there are against that config's own \`none\`, whose peak is higher."
+  echo "first). Savings there are against that config's own \`none\`, whose peak is higher. There"
+  echo "compression also costs more time: a tensor is compressed once per forward pass, but every"
+  echo "query chunk's backward decompresses each key and value piece it attends to again."
   echo
   cat bench/results/boundary-compression-table.md
   echo
