@@ -20,6 +20,7 @@ std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>&
                     {"memory_savings_predicted", r.memory_savings_predicted},
                     {"compute_overhead_predicted", r.compute_overhead_predicted},
                     {"grad_max_abs_diff", r.grad_max_abs_diff},
+                    {"grad_relative_error", r.grad_relative_error},
                     {"loss", r.loss}});
   }
   const nlohmann::json document = {{"tool", "tft-bench"},
@@ -37,16 +38,18 @@ std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>&
 std::string results_to_markdown(const std::vector<BenchResult>& results) {
   std::ostringstream out;
   out << "| strategy | step ms | overhead (measured) | overhead (seed formula) | peak activations "
-         "MiB | memory saved (measured) | memory saved (seed formula) | max abs grad diff | loss |\n"
-      << "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+         "MiB | memory saved (measured) | memory saved (seed formula) | max abs grad diff | relative "
+         "grad error | loss |\n"
+      << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   char line[512];
   for (const auto& r : results) {
     std::snprintf(line, sizeof line,
-                  "| %s | %.1f | %+.1f%% | %+.1f%% | %.1f | %.1f%% | %.1f%% | %g | %.6f |\n",
+                  "| %s | %.1f | %+.1f%% | %+.1f%% | %.1f | %.1f%% | %.1f%% | %g | %.2g | %.6f |\n",
                   r.strategy.c_str(), r.step_seconds_median * 1e3,
                   (r.compute_overhead_measured - 1) * 100, (r.compute_overhead_predicted - 1) * 100,
                   r.peak_activation_bytes / 1048576.0, r.memory_savings_measured * 100,
-                  r.memory_savings_predicted * 100, r.grad_max_abs_diff, r.loss);
+                  r.memory_savings_predicted * 100, r.grad_max_abs_diff, r.grad_relative_error,
+                  r.loss);
     out << line;
   }
   return out.str();

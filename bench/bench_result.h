@@ -18,6 +18,9 @@ struct BenchResult {
   double memory_savings_predicted = 0;   // the seed's formula
   double compute_overhead_predicted = 0;
   double grad_max_abs_diff = 0;        // first step's gradients against none
+  // |g - g_none| / |g_none| over every parameter's gradient as one vector (L2 norms): 0 unless
+  // the boundaries are compressed.
+  double grad_relative_error = 0;
   double loss = 0;                     // first step's loss
 };
 

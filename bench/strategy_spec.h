@@ -1,5 +1,7 @@
 // The --strategies list of tft-bench: "none,full,unit:lstm_encoder,uniform:2,selective:0,3,
 // dynamic:0.3". Integers after selective: continue its list (so the list's commas can stay).
+// A suffix +bf16 or +int8 keeps that strategy's checkpoint boundaries compressed
+// ("full+int8", "selective:1,3+bf16": on the list's last index).
 #pragma once
 
 #include "checkpoint/checkpoint_config.h"

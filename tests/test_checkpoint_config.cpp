@@ -280,6 +280,35 @@ void test_equality(void** state) {
   assert_true(CheckpointConfig::uniform(2) !=
               CheckpointConfig::uniform(2).with_checkpoint_attention(false));
   assert_true(CheckpointConfig::uniform(2) != CheckpointConfig::uniform(2).with_min_interval(2));
+  assert_true(CheckpointConfig::uniform(2) !=
+              CheckpointConfig::uniform(2).with_boundary_dtype(tft::BoundaryDtype::kInt8));
+  assert_true(CheckpointConfig::uniform(2) ==
+              CheckpointConfig::uniform(2).with_boundary_dtype(tft::BoundaryDtype::kFloat32));
+}
+
+void test_boundary_dtype(void** state) {
+  (void)state;
+  assert_true(CheckpointConfig{}.boundary_dtype == tft::BoundaryDtype::kFloat32);
+  assert_true(CheckpointConfig::uniform(1).boundary_dtype == tft::BoundaryDtype::kFloat32);
+  const CheckpointConfig base = CheckpointConfig::uniform(1);
+  const CheckpointConfig int8 = base.with_boundary_dtype(tft::BoundaryDtype::kInt8);
+  assert_true(int8.boundary_dtype == tft::BoundaryDtype::kInt8);
+  assert_true(base.boundary_dtype == tft::BoundaryDtype::kFloat32);  // receiver untouched
+  assert_string_equal(int8.summary().c_str(), "Uniform checkpointing every 1 layers, int8 boundaries");
+  assert_string_equal(
+      CheckpointConfig::dynamic(6, 0.3).with_boundary_dtype(tft::BoundaryDtype::kBFloat16)
+          .summary().c_str(),
+      "Dynamic checkpointing (6 layers, 30.0% memory target), bfloat16 boundaries");
+  for (const char* name : {"float32", "bfloat16", "int8"}) {
+    assert_string_equal(tft::boundary_dtype_name(*tft::parse_boundary_dtype(name)).c_str(), name);
+  }
+  assert_false(tft::parse_boundary_dtype("bf16").has_value());
+  assert_false(tft::parse_boundary_dtype("").has_value());
+  // The planner's and report's model: 4, 2 or 1 byte per element, int8 plus a float scale per
+  // channel.
+  assert_int_equal(tft::boundary_bytes(tft::BoundaryDtype::kFloat32, 1000, 10), 4000);
+  assert_int_equal(tft::boundary_bytes(tft::BoundaryDtype::kBFloat16, 1000, 10), 2000);
+  assert_int_equal(tft::boundary_bytes(tft::BoundaryDtype::kInt8, 1000, 10), 1040);
 }
 
 void test_builders(void** state) {
@@ -415,6 +444,7 @@ int main(void) {
       cmocka_unit_test(test_strategy_name),
       cmocka_unit_test(test_defaults),
       cmocka_unit_test(test_equality),
+      cmocka_unit_test(test_boundary_dtype),
       cmocka_unit_test(test_builders),
       cmocka_unit_test(test_validate_ok),
       cmocka_unit_test(test_validate_errors),

@@ -45,6 +45,10 @@ std::vector<CheckpointConfig> sample_configs() {
       CheckpointConfig::dynamic(6, 1.0).with_checkpoint_attention(false),
       CheckpointConfig::dynamic(12, 1e-5),
       CheckpointConfig::dynamic(3, 0.1 + 0.2),  // not the shortest decimal: 0.30000000000000004
+      CheckpointConfig::uniform(1).with_boundary_dtype(tft::BoundaryDtype::kBFloat16),
+      CheckpointConfig::selective({1, 3}).with_boundary_dtype(tft::BoundaryDtype::kInt8),
+      CheckpointConfig::dynamic(6, 0.3).with_boundary_dtype(tft::BoundaryDtype::kInt8),
+      CheckpointConfig::none().with_boundary_dtype(tft::BoundaryDtype::kBFloat16),
   };
 }
 
@@ -140,6 +144,26 @@ void test_written_text(void** state) {
       tft::checkpoint_config_to_json_string(CheckpointConfig::uniform(2), -1).c_str(),
       "{\"checkpoint_attention\":true,\"checkpoint_ffn\":true,\"interval\":2,"
       "\"min_checkpoint_interval\":1,\"strategy\":\"uniform\"}");
+  // boundary_dtype is written only when it is not the default float32 (old texts stay as
+  // they were), and reads back either way.
+  assert_string_equal(
+      tft::checkpoint_config_to_yaml(
+          CheckpointConfig::uniform(1).with_boundary_dtype(tft::BoundaryDtype::kInt8))
+          .c_str(),
+      "strategy: uniform\n"
+      "interval: 1\n"
+      "checkpoint_attention: true\n"
+      "checkpoint_ffn: true\n"
+      "min_checkpoint_interval: 1\n"
+      "boundary_dtype: int8\n");
+  assert_string_equal(
+      tft::checkpoint_config_to_json_string(
+          CheckpointConfig::uniform(2).with_boundary_dtype(tft::BoundaryDtype::kBFloat16), -1)
+          .c_str(),
+      "{\"boundary_dtype\":\"bfloat16\",\"checkpoint_attention\":true,\"checkpoint_ffn\":true,"
+      "\"interval\":2,\"min_checkpoint_interval\":1,\"strategy\":\"uniform\"}");
+  assert_true(yaml_ok("strategy: uniform\ninterval: 1\nboundary_dtype: float32\n") ==
+              CheckpointConfig::uniform(1));
   const nlohmann::json j = tft::checkpoint_config_to_json(CheckpointConfig::dynamic(6, 0.3));
   assert_string_equal(j.at("strategy").get<std::string>().c_str(), "dynamic");
   assert_int_equal(j.at("num_layers").get<int>(), 6);
@@ -222,7 +246,7 @@ void test_yaml_node_section(void** state) {
       [&] { (void)tft::checkpoint_config_from_yaml_node(bad["checkpoint"], "train.yaml", nullptr); },
       "train.yaml:5: checkpoint: unknown key 'intervall' (expected one of: strategy, interval, "
       "layers, num_layers, memory_fraction, checkpoint_attention, checkpoint_ffn, "
-      "min_checkpoint_interval)",
+      "min_checkpoint_interval, boundary_dtype)",
       "section with context");
   expect_config_error(
       [&] { (void)tft::checkpoint_config_from_yaml_node(bad["checkpoint"], "", nullptr); },
@@ -244,7 +268,7 @@ const BadInput kBadInputs[] = {
     {"unknown key", false, false, "strategy: uniform\ninterval: 2\nintervall: 3\n",
      "line 3: checkpoint: unknown key 'intervall' (expected one of: strategy, interval, layers, "
      "num_layers, memory_fraction, checkpoint_attention, checkpoint_ffn, "
-     "min_checkpoint_interval)"},
+     "min_checkpoint_interval, boundary_dtype)"},
     {"unknown key in flow map", false, false, "{strategy: uniform, interval: 2, bogus: 1}\n",
      "line 1: checkpoint: unknown key 'bogus'"},
     {"wrong type", false, false, "strategy: uniform\ninterval: two\n",
@@ -339,7 +363,17 @@ const BadInput kBadInputs[] = {
      "checkpoint.interval: expected a non-negative integer, got -2"},
     {"JSON unknown key", true, false, "{\"strategy\": \"uniform\", \"interval\": 2, \"foo\": 1}",
      "checkpoint: unknown key 'foo' (expected one of: strategy, interval, layers, num_layers, "
-     "memory_fraction, checkpoint_attention, checkpoint_ffn, min_checkpoint_interval)"},
+     "memory_fraction, checkpoint_attention, checkpoint_ffn, min_checkpoint_interval, "
+     "boundary_dtype)"},
+    {"unknown boundary dtype", false, false, "strategy: uniform\ninterval: 1\nboundary_dtype: fp8\n",
+     "line 3: checkpoint.boundary_dtype: unknown boundary dtype \"fp8\" (expected one of: "
+     "float32, bfloat16 or int8)"},
+    {"boundary dtype spelled bf16", false, false, "boundary_dtype: bf16\n",
+     "line 1: checkpoint.boundary_dtype: unknown boundary dtype \"bf16\""},
+    {"boundary dtype as number", false, false, "strategy: none\nboundary_dtype: 8\n",
+     "line 2: checkpoint.boundary_dtype: expected one of: float32, bfloat16 or int8, got 8"},
+    {"JSON boundary dtype null", true, false, "{\"boundary_dtype\": null}",
+     "checkpoint.boundary_dtype: expected one of: float32, bfloat16 or int8, got null"},
     {"JSON not an object", true, false, "[1, 2]",
      "checkpoint: expected an object, got an array"},
     {"JSON syntax error", true, false, "{\"strategy\": \"uniform\",",

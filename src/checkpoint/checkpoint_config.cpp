@@ -62,6 +62,23 @@ std::optional<CheckpointProblem> find(const CheckpointConfig& c, const std::size
   return std::nullopt;
 }
 
+std::string strategy_summary(const CheckpointConfig& c) {
+  const CheckpointStrategy& strategy = c.strategy;
+  if (const auto* u = std::get_if<UniformStrategy>(&strategy)) {
+    return "Uniform checkpointing every " + std::to_string(u->interval) + " layers";
+  }
+  if (const auto* s = std::get_if<SelectiveStrategy>(&strategy)) {
+    return "Selective checkpointing at " + std::to_string(s->layers.size()) + " layers";
+  }
+  if (const auto* d = std::get_if<DynamicStrategy>(&strategy)) {
+    char percent[64];
+    std::snprintf(percent, sizeof percent, "%.1f", d->memory_fraction * 100.0);
+    return "Dynamic checkpointing (" + std::to_string(d->num_layers) + " layers, " + percent +
+           "% memory target)";
+  }
+  return "No checkpointing";
+}
+
 CheckpointConfig with_strategy(CheckpointStrategy strategy) {
   CheckpointConfig c;
   c.strategy = std::move(strategy);
@@ -91,7 +108,8 @@ bool operator!=(const DynamicStrategy& a, const DynamicStrategy& b) { return !(a
 bool operator==(const CheckpointConfig& a, const CheckpointConfig& b) {
   return a.strategy == b.strategy && a.checkpoint_attention == b.checkpoint_attention &&
          a.checkpoint_ffn == b.checkpoint_ffn &&
-         a.min_checkpoint_interval == b.min_checkpoint_interval;
+         a.min_checkpoint_interval == b.min_checkpoint_interval &&
+         a.boundary_dtype == b.boundary_dtype;
 }
 bool operator!=(const CheckpointConfig& a, const CheckpointConfig& b) { return !(a == b); }
 
@@ -126,6 +144,12 @@ CheckpointConfig CheckpointConfig::with_checkpoint_ffn(bool checkpoint) const {
 CheckpointConfig CheckpointConfig::with_min_interval(std::size_t interval) const {
   CheckpointConfig c = *this;
   c.min_checkpoint_interval = interval;
+  return c;
+}
+
+CheckpointConfig CheckpointConfig::with_boundary_dtype(BoundaryDtype dtype) const {
+  CheckpointConfig c = *this;
+  c.boundary_dtype = dtype;
   return c;
 }
 
@@ -216,19 +240,11 @@ void CheckpointConfig::validate(std::size_t num_units) const {
 }
 
 std::string CheckpointConfig::summary() const {
-  if (const auto* u = std::get_if<UniformStrategy>(&strategy)) {
-    return "Uniform checkpointing every " + std::to_string(u->interval) + " layers";
+  std::string text = strategy_summary(*this);
+  if (boundary_dtype != BoundaryDtype::kFloat32) {
+    text += ", " + boundary_dtype_name(boundary_dtype) + " boundaries";
   }
-  if (const auto* s = std::get_if<SelectiveStrategy>(&strategy)) {
-    return "Selective checkpointing at " + std::to_string(s->layers.size()) + " layers";
-  }
-  if (const auto* d = std::get_if<DynamicStrategy>(&strategy)) {
-    char percent[64];
-    std::snprintf(percent, sizeof percent, "%.1f", d->memory_fraction * 100.0);
-    return "Dynamic checkpointing (" + std::to_string(d->num_layers) + " layers, " + percent +
-           "% memory target)";
-  }
-  return "No checkpointing";
+  return text;
 }
 
 std::string CheckpointConfig::strategy_name() const {

@@ -12,6 +12,8 @@
 // nothing about YAML or JSON; see checkpoint_config_io.h.
 #pragma once
 
+#include "checkpoint/boundary_dtype.h"
+
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -75,8 +77,12 @@ class CheckpointConfig {
   bool checkpoint_ffn = false;
   // Lower bound on the interval the dynamic strategy derives (the seed uses it nowhere else).
   std::size_t min_checkpoint_interval = 1;
+  // How checkpointed segments keep their inputs until backward (boundary_dtype.h). Not
+  // float32: gradients are close to, no longer bitwise equal to, the un-checkpointed run's.
+  BoundaryDtype boundary_dtype = BoundaryDtype::kFloat32;
 
-  // Default-constructed == none(): both flags false, min interval 1 (the seed's Default).
+  // Default-constructed == none(): both flags false, min interval 1 (the seed's Default),
+  // float32 boundaries.
   CheckpointConfig() = default;
 
   // The strategy constructors set both sub-layer flags true and min interval 1.
@@ -92,6 +98,7 @@ class CheckpointConfig {
   [[nodiscard]] CheckpointConfig with_checkpoint_attention(bool checkpoint) const;
   [[nodiscard]] CheckpointConfig with_checkpoint_ffn(bool checkpoint) const;
   [[nodiscard]] CheckpointConfig with_min_interval(std::size_t interval) const;
+  [[nodiscard]] CheckpointConfig with_boundary_dtype(BoundaryDtype dtype) const;
 
   // Whether unit `layer_idx` is recomputed. uniform(k): k > 0 && i % k == 0;
   // selective(L): i in L; dynamic: i % dynamic_interval() == 0; none: never.
@@ -130,7 +137,8 @@ class CheckpointConfig {
 
   // "No checkpointing", "Uniform checkpointing every 2 layers",
   // "Selective checkpointing at 2 layers",
-  // "Dynamic checkpointing (6 layers, 30.0% memory target)" (the seed's wording).
+  // "Dynamic checkpointing (6 layers, 30.0% memory target)" (the seed's wording), followed by
+  // ", int8 boundaries" (or bfloat16) when they are compressed.
   std::string summary() const;
 
   // "none", "uniform", "selective" or "dynamic": the schema's `strategy` value.

@@ -28,7 +28,7 @@ const std::vector<std::string>& schema_keys() {
   static const std::vector<std::string> keys = {
       "strategy",       "interval",           "layers",
       "num_layers",     "memory_fraction",    "checkpoint_attention",
-      "checkpoint_ffn", "min_checkpoint_interval"};
+      "checkpoint_ffn", "min_checkpoint_interval", "boundary_dtype"};
   return keys;
 }
 
@@ -111,6 +111,14 @@ double get_number(const Value& v, const std::string& path) {
     default:
       fail(v.where, path, "expected a number, got " + v.shown);
   }
+}
+
+BoundaryDtype get_boundary_dtype(const Value& v, const std::string& path) {
+  const std::string expected = std::string("expected one of: ") + boundary_dtype_choices();
+  if (v.kind != Value::Kind::String) fail(v.where, path, expected + ", got " + v.shown);
+  const std::optional<BoundaryDtype> dtype = parse_boundary_dtype(v.text);
+  if (!dtype) fail(v.where, path, "unknown boundary dtype " + v.shown + " (" + expected + ")");
+  return *dtype;
 }
 
 std::vector<std::size_t> get_layers(const Value& v, const std::string& path,
@@ -223,6 +231,9 @@ CheckpointConfig build(const Document& doc, const UnitNames* units) {
   if (const Entry* e = entry("min_checkpoint_interval")) {
     config.min_checkpoint_interval =
         get_size(e->value, "checkpoint.min_checkpoint_interval");
+  }
+  if (const Entry* e = entry("boundary_dtype")) {
+    config.boundary_dtype = get_boundary_dtype(e->value, "checkpoint.boundary_dtype");
   }
 
   const std::optional<CheckpointProblem> problem =
@@ -417,6 +428,10 @@ std::string checkpoint_config_to_yaml(const CheckpointConfig& config) {
   out << YAML::Key << "checkpoint_ffn" << YAML::Value << config.checkpoint_ffn;
   out << YAML::Key << "min_checkpoint_interval" << YAML::Value
       << static_cast<unsigned long long>(config.min_checkpoint_interval);
+  if (config.boundary_dtype != BoundaryDtype::kFloat32) {  // see the header
+    out << YAML::Key << "boundary_dtype" << YAML::Value
+        << boundary_dtype_name(config.boundary_dtype);
+  }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }
@@ -485,6 +500,9 @@ nlohmann::json checkpoint_config_to_json(const CheckpointConfig& config) {
   j["checkpoint_attention"] = config.checkpoint_attention;
   j["checkpoint_ffn"] = config.checkpoint_ffn;
   j["min_checkpoint_interval"] = config.min_checkpoint_interval;
+  if (config.boundary_dtype != BoundaryDtype::kFloat32) {  // see the header
+    j["boundary_dtype"] = boundary_dtype_name(config.boundary_dtype);
+  }
   return j;
 }
 

@@ -9,6 +9,7 @@
 //   checkpoint_attention: true   any strategy; default as that strategy's constructor
 //   checkpoint_ffn: true         (true for uniform/selective/dynamic, false for none)
 //   min_checkpoint_interval: 1   any strategy; default 1
+//   boundary_dtype: int8         any strategy: float32 (default), bfloat16 or int8
 //
 // Strict on purpose, because a typo in a memory setting fails silently at run time
 // otherwise: unknown keys, keys of another strategy, wrong types, negative or quoted numbers
@@ -17,7 +18,8 @@
 // with the 1-based line ("line 3: checkpoint: unknown key 'intervall' ...").
 //
 // Writing always emits indices (names are resolved when reading) and every key, so the text
-// reads back to an equal config. JSON (nlohmann::json) lives in checkpoint_config_json.h and
+// reads back to an equal config; boundary_dtype only when it is not float32, so a config
+// without compressed boundaries writes the same text as before the key existed. JSON (nlohmann::json) lives in checkpoint_config_json.h and
 // YAML nodes in checkpoint_config_yaml_node.h, so this header pulls in neither library.
 #pragma once
 

@@ -1,5 +1,6 @@
 #include "checkpoint/recompute.h"
 
+#include "checkpoint/boundary_compression.h"
 #include "checkpoint/generators.h"
 #include "common/torch_compat.h"
 #include "memory/tracking_allocator.h"
@@ -20,6 +21,13 @@
 #include <utility>
 
 namespace tft::checkpoint {
+
+// What a BoundaryDtypeScope installs: the dtype, and the copies its segments share.
+struct BoundarySetting {
+  BoundaryDtype dtype = BoundaryDtype::kFloat32;
+  BoundaryCache cache;
+};
+
 namespace {
 
 using torch::autograd::AutogradContext;
@@ -111,6 +119,20 @@ struct AutocastSnapshot {
   }
 };
 
+// How one input was kept when it was compressed: what save_for_backward would otherwise have
+// recorded about it (its dtype, whether it needs a gradient, its version), and where its
+// compressed tensors sit among the saved ones.
+struct CompressedInput {
+  std::size_t input = 0;    // index among the segment's inputs
+  std::size_t payload = 0;  // index among the saved tensors; the scales (int8) follow it
+  c10::ScalarType dtype = c10::ScalarType::Float;
+  bool requires_grad = false;
+  // Shares the input's counter without keeping its storage alive: an in-place change of the
+  // input between forward and backward is caught as save_for_backward would catch it.
+  c10::VariableVersion version;
+  std::uint32_t saved_version = 0;
+};
+
 // Everything the backward pass needs besides the saved tensors. It lives in the autograd
 // node (as a capsule in the context), so it is freed with the graph whether or not backward
 // ever runs.
@@ -119,6 +141,11 @@ struct SegmentState : torch::CustomClassHolder {
   CheckpointOptions options;
   size_t num_inputs = 0;
   TensorVector params;
+  BoundaryDtype boundary = BoundaryDtype::kFloat32;
+  // The installed scope's cache during the forward call only (null: none, or another dtype):
+  // the node must not keep every other segment's copies alive.
+  BoundaryCache* cache = nullptr;
+  std::vector<CompressedInput> compressed;
   RngSnapshot rng;
   AutocastSnapshot autocast;
   TrainingFlags training;
@@ -173,9 +200,29 @@ class RecomputeFunction : public torch::autograd::Function<RecomputeFunction> {
     TensorVector outputs = state->fn(input_vector);
 
     // Inputs and parameters go through save_for_backward: it keeps them alive and lets
-    // autograd detect an in-place change (say, an optimizer step) before backward.
+    // autograd detect an in-place change (say, an optimizer step) before backward. A
+    // compressed input is saved as its compressed tensors, after the parameters, and an
+    // undefined tensor in its own place.
     TensorVector to_save(inputs.begin(), inputs.end());
     to_save.insert(to_save.end(), params.begin(), params.end());
+    for (const auto i : c10::irange(inputs.size())) {
+      if (!compresses(inputs[i], state->boundary)) continue;
+      CompressedInput record;
+      record.input = i;
+      record.payload = to_save.size();
+      record.dtype = inputs[i].scalar_type();
+      record.requires_grad = inputs[i].requires_grad();
+      record.version = inputs[i].unsafeGetTensorImpl()->version_counter();
+      record.saved_version = record.version.current_version();
+      CompressedTensor kept = state->cache != nullptr
+                                  ? state->cache->compress(inputs[i], state->boundary)
+                                  : compress(inputs[i], state->boundary);
+      to_save.push_back(std::move(kept.payload));
+      if (kept.scales.defined()) to_save.push_back(std::move(kept.scales));
+      to_save[i] = at::Tensor();
+      state->compressed.push_back(std::move(record));
+    }
+    state->cache = nullptr;
     ctx->save_for_backward(to_save);
     ctx->saved_data["segment"] = c10::IValue::make_capsule(state);
     ctx->set_materialize_grads(false);
@@ -201,7 +248,28 @@ class RecomputeFunction : public torch::autograd::Function<RecomputeFunction> {
 
     TensorVector inputs;
     inputs.reserve(state->num_inputs);
+    TORCH_CHECK(state->compressed.empty() || !create_graph,
+                "tft::checkpoint: higher-order gradients (create_graph) need float32 "
+                "boundaries; this segment kept its inputs as ",
+                boundary_dtype_name(state->boundary));
+    std::vector<const CompressedInput*> compressed_at(state->num_inputs, nullptr);
+    for (const auto& record : state->compressed) compressed_at[record.input] = &record;
     for (const auto i : c10::irange(state->num_inputs)) {
+      if (const CompressedInput* record = compressed_at[i]) {
+        TORCH_CHECK(record->version.current_version() == record->saved_version,
+                    "one of the variables needed for gradient computation has been modified "
+                    "by an inplace operation: input ", i, " of a checkpointed segment (kept as ",
+                    boundary_dtype_name(state->boundary), ") is at version ",
+                    record->version.current_version(), "; expected version ",
+                    record->saved_version, " instead.");
+        CompressedTensor kept;
+        kept.payload = saved[record->payload];
+        if (state->boundary == BoundaryDtype::kInt8) kept.scales = saved[record->payload + 1];
+        at::Tensor leaf = decompress(kept, record->dtype);
+        leaf.requires_grad_(record->requires_grad);
+        inputs.push_back(std::move(leaf));
+        continue;
+      }
       const auto& saved_input = saved[i];
       if (!saved_input.defined()) {
         inputs.emplace_back();
@@ -315,6 +383,10 @@ TensorVector checkpoint(SegmentFn fn, const TensorVector& inputs, const TensorVe
   state->options = std::move(options);
   state->num_inputs = inputs.size();
   state->params = params;
+  const auto& installed = ThreadSlot<BoundarySetting>::current();
+  state->boundary = state->options.boundary.value_or(
+      installed ? installed->dtype : BoundaryDtype::kFloat32);
+  if (installed && installed->dtype == state->boundary) state->cache = &installed->cache;
   return RecomputeFunction::apply(at::TensorList(inputs), at::TensorList(params), state);
 }
 
@@ -328,6 +400,14 @@ TensorVector checkpoint_module(const std::shared_ptr<torch::nn::Module>& module,
 }
 
 bool is_recomputing() { return recompute_depth > 0; }
+
+BoundaryDtypeScope::BoundaryDtypeScope(BoundaryDtype dtype)
+    : scope_(std::make_shared<BoundarySetting>(BoundarySetting{dtype, {}})) {}
+
+BoundaryDtype current_boundary_dtype() {
+  const auto& installed = ThreadSlot<BoundarySetting>::current();
+  return installed ? installed->dtype : BoundaryDtype::kFloat32;
+}
 
 std::shared_ptr<RecomputeClock> current_recompute_clock() {
   const auto& installed = ThreadSlot<RecomputeClock>::current();

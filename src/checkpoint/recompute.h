@@ -24,11 +24,19 @@
 //  * Higher-order gradients work: with create_graph the recompute records its own graph.
 //  * A second backward through the same segment without retain_graph raises an error
 //    (c10::Error), it never crashes.
+//  * With a compressed boundary (CheckpointOptions::boundary, boundary_dtype.h) the inputs that
+//    require grad are kept as bfloat16 or int8 copies and the recompute starts from their
+//    decompressed values: gradients are then close to, not bitwise equal to, an
+//    un-checkpointed run's. An in-place change of such an input before backward is still an
+//    error (its version counter is checked, as save_for_backward would), and higher-order
+//    gradients (create_graph) need float32 boundaries.
 #pragma once
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 
+#include "checkpoint/boundary_dtype.h"
 #include "common/thread_slot.h"
 
 #include <ATen/core/Tensor.h>
@@ -55,7 +63,28 @@ struct CheckpointOptions {
   // Save and restore the RNG state around the recompute so that dropout draws the same masks.
   // Only a segment that draws no random numbers may turn this off (it saves a state copy).
   bool preserve_rng_state = true;
+  // How the inputs are kept until backward; nothing: the dtype installed on the calling thread
+  // (BoundaryDtypeScope), float32 when none is.
+  std::optional<BoundaryDtype> boundary;
 };
+
+struct BoundarySetting;  // recompute.cpp
+
+// Installs `dtype` as the boundary dtype of the segments checkpointed on this thread whose
+// options name none, for the scope's lifetime: how a model hands its configured dtype to every
+// segment it runs without passing it through each call. Segments inside one scope share the
+// compressed copy of a tensor they all keep (BoundaryCache, boundary_compression.h): open one
+// scope per forward pass.
+class BoundaryDtypeScope {
+ public:
+  explicit BoundaryDtypeScope(BoundaryDtype dtype);
+
+ private:
+  ThreadSlot<BoundarySetting>::Scope scope_;
+};
+
+// The dtype installed on this thread (float32 when none is).
+BoundaryDtype current_boundary_dtype();
 
 // Runs `fn(inputs)` keeping no activations, to be recomputed in backward. `params` are the
 // tensors `fn` reads besides its inputs that need gradients (usually module parameters).

@@ -703,6 +703,8 @@ std::string get_config_value(const TrainConfig& config, const std::string& dotte
   if (dotted_key.rfind("checkpoint.", 0) == 0) {
     const YAML::Node node = checkpoint_node(config.checkpoint);
     const std::string key = dotted_key.substr(std::string("checkpoint.").size());
+    // The writer leaves the default float32 out (checkpoint_config_io.h); it is still a key.
+    if (key == "boundary_dtype") return boundary_dtype_name(config.checkpoint.boundary_dtype);
     if (!node[key]) {
       std::vector<std::string> keys;
       for (auto it = node.begin(); it != node.end(); ++it) keys.push_back(it->first.Scalar());

@@ -1,6 +1,7 @@
 #include "model/tft_model.h"
 
 #include "checkpoint/generators.h"
+#include "checkpoint/recompute.h"
 #include "common/error.h"
 #include "model/initialization.h"
 #include "model/quantizable_linear.h"
@@ -373,6 +374,9 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
   // Reading codes back from a GPU would stall it on every forward; there the codes are the
   // producer's to check (our datasets encode them in range; check_categorical_codes otherwise).
   if (in.encoder_reals.device().is_cpu()) check_categorical_codes(in);
+
+  // Every segment checkpointed below keeps its inputs in the configured boundary dtype.
+  const checkpoint::BoundaryDtypeScope boundary(checkpointing_.boundary_dtype);
 
   // Unit 0: static covariate encoder.
   const StaticContexts statics = encode_static(in, b);

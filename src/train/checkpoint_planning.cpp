@@ -28,6 +28,9 @@ CheckpointConfig selective_like(const CheckpointConfig& request, std::vector<std
   CheckpointConfig config = CheckpointConfig::selective(std::move(units));
   config.checkpoint_attention = request.checkpoint_attention;
   config.checkpoint_ffn = request.checkpoint_ffn;
+  // Measured with the boundaries the request keeps: each unit's savings are then those of
+  // its compressed boundaries, which is how the planner's model accounts for them.
+  config.boundary_dtype = request.boundary_dtype;
   return config;
 }
 

@@ -28,6 +28,7 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   memory["checkpointed_peak_bytes"] = r.memory.checkpointed_peak_bytes;
   memory["unchecked_peak_bytes"] = r.memory.unchecked_peak_bytes;
   memory["checkpoint_summary"] = r.memory.checkpoint_summary;
+  memory["boundary_dtype"] = r.memory.boundary_dtype;
   memory["units"] = r.memory.num_units;
   memory["predicted_savings"] = json_number<J>(r.memory.predicted_savings);
   memory["measured_savings"] = json_number<J>(r.memory.measured_savings);
@@ -92,6 +93,7 @@ std::string summary_text(const TrainReport& r) {
   line("device", r.memory.device);
   line("checkpointing", r.memory.checkpoint_summary + " (" + std::to_string(r.memory.num_units) +
                             " units)");
+  line("checkpoint boundaries", r.memory.boundary_dtype);
   line("peak activation: training", format_bytes(r.peak_activation_bytes));
   line("peak activation: checkpointed step", format_bytes(r.memory.checkpointed_peak_bytes));
   line("peak activation: unchecked step", format_bytes(r.memory.unchecked_peak_bytes));

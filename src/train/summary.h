@@ -6,7 +6,7 @@
 //    "resumed_from_step",
 //    "early_stopped", "train_seconds", "samples_per_second",
 //    "memory": {"device", "peak_activation_bytes_training", "checkpointed_peak_bytes",
-//               "unchecked_peak_bytes", "checkpoint_summary", "units",
+//               "unchecked_peak_bytes", "checkpoint_summary", "boundary_dtype", "units",
 //               "predicted_savings", "measured_savings", "predicted_compute_overhead"},
 //    "output_directory"}
 #pragma once

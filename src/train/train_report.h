@@ -40,6 +40,9 @@ using ProgressCallback = std::function<bool(const TrainProgress&)>;
 struct MemoryReport {
   std::string device;
   std::string checkpoint_summary;  // CheckpointConfig::summary()
+  // How checkpointed segments kept their inputs: "float32", "bfloat16" or "int8"
+  // (checkpoint.boundary_dtype). The measured peaks below are with these boundaries.
+  std::string boundary_dtype = "float32";
   std::size_t num_units = 0;
   // Measured activation peak of one training step (forward + backward) on the same batch.
   std::int64_t checkpointed_peak_bytes = 0;  // checkpointing as configured

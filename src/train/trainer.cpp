@@ -232,6 +232,7 @@ void Trainer::plan_dynamic_checkpointing() {
                                   : CheckpointConfig::selective(checkpointed);
     chosen.checkpoint_attention = requested.checkpoint_attention;
     chosen.checkpoint_ffn = requested.checkpoint_ffn;
+    chosen.boundary_dtype = requested.boundary_dtype;
   }
   s.model->set_checkpointing(chosen);
   s.model->set_checkpointed_chunks(limits);
@@ -281,6 +282,7 @@ MemoryReport Trainer::memory_report() {
   const CheckpointConfig effective = s.model->checkpointing();
   r.checkpoint_summary = s.config.checkpoint.summary();
   if (s.plan) r.checkpoint_summary += " -> " + s.plan->chosen();
+  r.boundary_dtype = boundary_dtype_name(effective.boundary_dtype);
   r.plan = s.plan;
   r.num_units = units;
   r.predicted_savings = s.config.checkpoint.memory_savings(units);

@@ -1,7 +1,9 @@
 // Shared helpers of the model tests: schemas, configs and random batches that match them.
 #pragma once
 
+#include "checkpoint/checkpoint_config.h"
 #include "model/model_config.h"
+#include "model/quantile_loss.h"
 #include "model/tft_model.h"
 
 #include <ATen/ops/randint.h>
@@ -9,6 +11,7 @@
 #include <torch/types.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tft::testing {
@@ -34,6 +37,18 @@ inline ModelConfig small_config(InputSchema schema, int64_t encoder = 12, int64_
   c.encoder_length = encoder;
   c.prediction_length = decoder;
   c.schema = std::move(schema);
+  return c;
+}
+
+// The memory tests' shape: big enough for activations to dwarf the allocator's noise.
+inline ModelConfig moderate_config() {
+  InputSchema s;
+  s.static_categoricals = {{"store", 10, 0}, {"region", 20, 0}};
+  s.known_reals = {"k0", "k1", "k2"};
+  s.unknown_reals = {"u0", "u1", "u2", "u3", "u4"};
+  s.target = "y";
+  auto c = small_config(s, 48, 12);
+  c.hidden_size = 32;
   return c;
 }
 
@@ -69,6 +84,51 @@ inline TFTBatch clone_batch(const TFTBatch& b) {
   auto copy = [](const torch::Tensor& t) { return t.defined() ? t.clone() : t; };
   return {copy(b.static_reals),  copy(b.static_categoricals), copy(b.encoder_reals),
           copy(b.encoder_categoricals), copy(b.decoder_reals), copy(b.decoder_categoricals)};
+}
+
+// A model (in training mode), its quantile loss and a random batch with targets, all drawn
+// after seeding with `seed`.
+struct TrainingSetup {
+  ModelConfig config;
+  TFTModel model{nullptr};
+  QuantileLoss loss_fn{nullptr};
+  TFTBatch batch;
+  torch::Tensor target;
+
+  TrainingSetup(ModelConfig c, int64_t batch_size, uint64_t seed) : config(std::move(c)) {
+    torch::manual_seed(seed);
+    model = TFTModel(config);
+    model->train();
+    loss_fn = QuantileLoss(config.quantiles);
+    batch = random_batch(config, batch_size);
+    target = torch::randn({batch_size, config.prediction_length});
+  }
+};
+
+struct StepResult {
+  torch::Tensor loss;
+  std::vector<torch::Tensor> grads;  // in parameters() order; undefined where none flowed
+  TFTOutput output;
+};
+
+// One forward and backward under `config` (and chunk `limits`), from cleared gradients and
+// the same dropout masks every time.
+inline StepResult training_step(TFTModel& model, QuantileLoss& loss_fn, const TFTBatch& batch,
+                                const torch::Tensor& target, const CheckpointConfig& config,
+                                const ChunkLimits& limits = {}) {
+  model->set_checkpointing(config);
+  model->set_checkpointed_chunks(limits);
+  for (auto& p : model->parameters()) p.mutable_grad() = torch::Tensor();
+  torch::manual_seed(1234);  // the same dropout masks in every run
+  StepResult r;
+  r.output = model->forward(batch);
+  auto loss = loss_fn(r.output.prediction, target);
+  loss.backward();
+  r.loss = loss.detach();
+  for (const auto& p : model->parameters()) {
+    r.grads.push_back(p.grad().defined() ? p.grad().clone() : torch::Tensor());
+  }
+  return r;
 }
 
 }  // namespace tft::testing

@@ -20,17 +20,6 @@ using namespace tft::testing;
 
 namespace {
 
-tft::ModelConfig moderate_config() {
-  tft::InputSchema s;
-  s.static_categoricals = {{"store", 10, 0}, {"region", 20, 0}};
-  s.known_reals = {"k0", "k1", "k2"};
-  s.unknown_reals = {"u0", "u1", "u2", "u3", "u4"};
-  s.target = "y";
-  auto c = small_config(s, 48, 12);
-  c.hidden_size = 32;
-  return c;
-}
-
 // A moderate model and batch, gradients already allocated so every measured step starts
 // with the same bytes held.
 struct Fixture {

@@ -212,30 +212,6 @@ TFT_TEST(interpretation_outputs_are_distributions_when_checkpointed) {
 
 namespace {
 
-struct StepResult {
-  torch::Tensor loss;
-  std::vector<torch::Tensor> grads;
-  TFTOutput output;
-};
-
-StepResult training_step(TFTModel& model, tft::QuantileLoss& loss_fn, const TFTBatch& batch,
-                         const torch::Tensor& target, const CheckpointConfig& config,
-                         const tft::ChunkLimits& limits = {}) {
-  model->set_checkpointing(config);
-  model->set_checkpointed_chunks(limits);
-  for (auto& p : model->parameters()) p.mutable_grad() = torch::Tensor();
-  torch::manual_seed(1234);  // the same dropout masks in every run
-  StepResult r;
-  r.output = model->forward(batch);
-  auto loss = loss_fn(r.output.prediction, target);
-  loss.backward();
-  r.loss = loss.detach();
-  for (const auto& p : model->parameters()) {
-    r.grads.push_back(p.grad().defined() ? p.grad().clone() : torch::Tensor());
-  }
-  return r;
-}
-
 double tensor_diff(const torch::Tensor& a, const torch::Tensor& b) {
   if (a.defined() != b.defined()) return std::numeric_limits<double>::infinity();
   if (!a.defined() || a.numel() == 0) return 0.0;

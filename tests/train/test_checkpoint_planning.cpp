@@ -25,34 +25,17 @@ using namespace tft::testing;
 
 namespace {
 
-struct Fixture {
-  tft::ModelConfig config;
-  tft::TFTModel model{nullptr};
-  tft::QuantileLoss loss{nullptr};
-  tft::TFTBatch batch;
-  torch::Tensor target;
-
-  Fixture() {
-    tft::InputSchema s;
-    s.static_categoricals = {{"store", 10, 0}, {"region", 20, 0}};
-    s.known_reals = {"k0", "k1", "k2"};
-    s.unknown_reals = {"u0", "u1", "u2", "u3", "u4"};
-    s.target = "y";
-    config = small_config(s, 48, 12);
-    config.hidden_size = 32;
-    torch::manual_seed(3);
-    model = tft::TFTModel(config);
-    loss = tft::QuantileLoss(config.quantiles);
-    batch = random_batch(config, 32);
-    target = torch::randn({32, config.prediction_length});
+struct Fixture : TrainingSetup {
+  Fixture() : TrainingSetup(moderate_config(), 32, 3) {
     tft::ensure_gradients(model->parameters());
   }
 
-  CheckpointPlan plan(double fraction) {
+  CheckpointPlan plan(double fraction,
+                      tft::BoundaryDtype boundary = tft::BoundaryDtype::kFloat32) {
     return tft::plan_checkpointing(
-        model, [&] { return loss(model->forward(batch).prediction, target); },
-        CheckpointConfig::dynamic(model->units().size(), fraction), 32,
-        c10::Device(c10::DeviceType::CPU));
+        model, [&] { return loss_fn(model->forward(batch).prediction, target); },
+        CheckpointConfig::dynamic(model->units().size(), fraction).with_boundary_dtype(boundary),
+        32, c10::Device(c10::DeviceType::CPU));
   }
 };
 
@@ -95,7 +78,7 @@ TFT_TEST(planned_peaks_meet_their_targets) {
     {
       tft::memory::ActivationProbe probe(meter);
       // As the planner's step: the forward's other outputs are gone before backward.
-      torch::Tensor loss = f.loss(f.model->forward(f.batch).prediction, f.target);
+      torch::Tensor loss = f.loss_fn(f.model->forward(f.batch).prediction, f.target);
       loss.backward();
       peak = probe.activation_peak_bytes();
     }
@@ -119,6 +102,17 @@ TFT_TEST(an_unreachable_target_falls_back_to_every_unit_and_says_so) {
   assert_true(p.chunk_limits.empty());
   assert_int_equal(p.measured_peak_bytes, p.minimum_peak_bytes);
   assert_true(p.summary().find("not reachable") != std::string::npos);
+}
+
+TFT_TEST(plans_keep_the_requested_boundary_dtype) {
+  // The planner measures every unit with the requested boundaries (that is its memory model
+  // of them) and the plan runs with them. At this config's default chunks the floor is the
+  // recompute of a historical_encoder chunk, which no dtype moves, so only the setting is
+  // checked here; tests/model/test_compressed_boundaries.cpp measures the memory.
+  Fixture f;
+  const CheckpointPlan p = f.plan(0.0, tft::BoundaryDtype::kInt8);
+  assert_true(p.config.boundary_dtype == tft::BoundaryDtype::kInt8);
+  assert_true(p.minimum_peak_bytes > 0);
 }
 
 TFT_TEST(planning_leaves_the_model_and_random_stream_alone) {
@@ -148,7 +142,7 @@ TFT_TEST(only_dynamic_requests_are_planned) {
   bool threw = false;
   try {
     tft::plan_checkpointing(
-        f.model, [&] { return f.loss(f.model->forward(f.batch).prediction, f.target); },
+        f.model, [&] { return f.loss_fn(f.model->forward(f.batch).prediction, f.target); },
         CheckpointConfig::uniform(1), 32, c10::Device(c10::DeviceType::CPU));
   } catch (const tft::ConfigError& e) {
     threw = std::string(e.what()).find("not a dynamic strategy") != std::string::npos;
@@ -160,6 +154,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(planned_peaks_meet_their_targets),
       cmocka_unit_test(an_unreachable_target_falls_back_to_every_unit_and_says_so),
+      cmocka_unit_test(plans_keep_the_requested_boundary_dtype),
       cmocka_unit_test(planning_leaves_the_model_and_random_stream_alone),
       cmocka_unit_test(only_dynamic_requests_are_planned),
   };

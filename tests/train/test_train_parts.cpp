@@ -352,7 +352,10 @@ TFT_TEST(test_progress_printer_and_summary) {
   report.early_stopped = true;
   report.memory.checkpoint_summary = "Uniform checkpointing every 1 layers";
   report.memory.measured_savings = 0.5;
+  report.memory.boundary_dtype = "int8";
   const std::string summary = tft::summary_text(report);
+  assert_true(summary.find("checkpoint boundaries") != std::string::npos);
+  assert_true(tft::summary_json(report)["memory"]["boundary_dtype"] == "int8");
   assert_true(summary.find("4 (early stopped)") != std::string::npos);
   assert_true(summary.find("activation savings: measured       50.0%") != std::string::npos);
   assert_true(tft::summary_json(report)["memory"]["measured_savings"] == 0.5);
