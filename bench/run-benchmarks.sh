@@ -28,7 +28,7 @@ peer_cmd=("$peer_python" bench/peer/peer_bench.py --config "$config" --strategie
 
 # Compressed checkpoint boundaries: full against full+bf16 and full+int8, at the reference's
 # chunks and in finer ones (where the boundaries, not one segment's recompute, set the peak),
-# then the q-risk of the example configs trained with each (bench/boundary_qrisk.py).
+# then the q-risk of the example configs trained with each (below, with QAT).
 boundary_strategies=none,full,full+bf16,full+int8
 boundary_cmd=(./build/bin/tft-bench --config "$config" --strategies "$boundary_strategies" --steps 10
               --warmup 1 --threads "$threads" --json bench/results/boundary-compression.json
@@ -40,8 +40,19 @@ boundary_fine_cmd=(./build/bin/tft-bench --config "$fine_config" --strategies "$
                    --json bench/results/boundary-compression-fine-chunks.json
                    --markdown bench/results/boundary-compression-fine-chunks-table.md "$@")
 "${boundary_fine_cmd[@]}" >/dev/null 2>&1
-qrisk_cmd=(python3 bench/boundary_qrisk.py ./build/bin/tft-train build/boundary-qrisk)
-qrisk_table=$("${qrisk_cmd[@]}")
+# The example configs trained with every unit checkpointed: float32 boundaries (the
+# reference), bfloat16 and int8 boundaries, quantization-aware training, and float32 with
+# another seed (how far two runs land apart on the seed alone).
+every_unit='--set "checkpoint={strategy: uniform, interval: 1}"'
+accuracy_cmd=(python3 bench/example_accuracy.py ./build/bin/tft-train build/example-accuracy
+              --config examples/configs/sp500.yaml --config examples/configs/multiseries.yaml
+              --threads 1 --json bench/results/example-accuracy.json
+              --variant "float32=$every_unit"
+              --variant "bfloat16=$every_unit --set checkpoint.boundary_dtype=bfloat16"
+              --variant "int8=$every_unit --set checkpoint.boundary_dtype=int8"
+              --variant "qat=$every_unit --use-qat"
+              --variant "another seed=$every_unit --seed 1234")
+accuracy_table=$("${accuracy_cmd[@]}")
 
 # The host-bound shape: one thread, as a GPU's host side runs the step.
 host_config=bench/configs/host-bound.yaml
@@ -150,12 +161,20 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo
   cat bench/results/boundary-compression-fine-chunks-table.md
   echo
-  echo "Validation q-risk of the saved model after training each example config with every unit"
-  echo "checkpointed and each boundary dtype (same seed, epochs and one thread), and float32 with"
-  echo "the next seed: how far two float32 runs land apart on seed alone."
+  echo "Commands: \`${boundary_cmd[*]}\`; \`${boundary_fine_cmd[*]}\`."
   echo
-  echo "$qrisk_table"
+  echo "## Training the example configs: compressed boundaries and QAT"
   echo
-  echo "Commands: \`${boundary_cmd[*]}\`; \`${boundary_fine_cmd[*]}\`; \`${qrisk_cmd[*]}\`."
+  echo "Validation q-risk of the saved model after training each example config (its own seed,"
+  echo "epochs and early stopping, one thread) with every unit checkpointed: float32 boundaries"
+  echo "(the reference of the relative columns), bfloat16 and int8 boundaries"
+  echo "(\`checkpoint.boundary_dtype\`), quantization-aware training (\`training.qat\`, float32"
+  echo "boundaries), and float32 with another seed: how far two runs land apart on the seed alone,"
+  echo "the scale to read the other differences against. Train seconds include validation after"
+  echo "each epoch; the activation peak is the largest step's, measured during training."
+  echo
+  echo "$accuracy_table"
+  echo
+  echo "Command: \`${accuracy_cmd[*]}\`."
 } > BENCHMARKS.md
 echo "wrote BENCHMARKS.md"
