@@ -1,9 +1,9 @@
 #include "model/quantizable_linear.h"
 
 #include <ATen/ops/empty.h>
-#include <ATen/ops/linear.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/autograd/grad_mode.h>
+#include <torch/nn/functional/linear.h>
 #include <torch/nn/init.h>
 
 #include <cmath>
@@ -42,7 +42,9 @@ at::Tensor QuantizableLinearImpl::effective_input(const at::Tensor& x) {
 }
 
 at::Tensor QuantizableLinearImpl::forward(const at::Tensor& x) {
-  return at::linear(effective_input(x), effective_weight(), bias);
+  // torch::nn::Linear's own function: for an input of more than 2 dimensions it multiplies and
+  // then adds the bias, where at::linear fuses the bias into the product (other bits).
+  return torch::nn::functional::linear(effective_input(x), effective_weight(), bias);
 }
 
 void QuantizableLinearImpl::attach_fake_quantizers(const QuantizationConfig& quantization) {

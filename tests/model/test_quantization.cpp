@@ -49,15 +49,17 @@ ModelConfig qat_config() {
 }  // namespace
 
 TFT_TEST(quantizable_linear_without_quantizers_is_nn_linear) {
+  // Sizes where a bias fused into the product (at::linear) would give other bits than
+  // torch::nn::Linear's product-then-add.
   torch::manual_seed(3);
-  torch::nn::Linear reference(6, 4);
+  torch::nn::Linear reference(64, 48);
   torch::manual_seed(3);
-  QuantizableLinear linear(6, 4);
+  QuantizableLinear linear(64, 48);
   // The same initial values, drawn the same way.
   assert_true(bitwise_equal(reference->weight, linear->weight));
   assert_true(bitwise_equal(reference->bias, linear->bias));
   assert_false(linear->quantized());
-  const auto x = torch::randn({3, 5, 6});
+  const auto x = torch::randn({4, 37, 64});
   const auto expected = reference(x);
   const auto got = linear(x);
   assert_true(bitwise_equal(expected, got));
