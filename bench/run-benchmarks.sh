@@ -175,6 +175,6 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo
   echo "$accuracy_table"
   echo
-  echo "Command: \`${accuracy_cmd[*]}\`."
+  echo "Command: \`$(printf '%q ' "${accuracy_cmd[@]}" | sed 's/ $//')\`."
 } > BENCHMARKS.md
 echo "wrote BENCHMARKS.md"
