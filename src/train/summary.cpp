@@ -35,6 +35,7 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   memory["predicted_compute_overhead"] = json_number<J>(r.memory.predicted_compute_overhead);
   if (r.memory.plan) memory["plan"] = r.memory.plan->to_json();
   j["memory"] = memory;
+  j["quantization_aware_training"] = r.quantization;
   j["output_directory"] = r.output_directory;
   return j;
 }
@@ -94,6 +95,7 @@ std::string summary_text(const TrainReport& r) {
   line("checkpointing", r.memory.checkpoint_summary + " (" + std::to_string(r.memory.num_units) +
                             " units)");
   line("checkpoint boundaries", r.memory.boundary_dtype);
+  line("quantization-aware training", r.quantization);
   line("peak activation: training", format_bytes(r.peak_activation_bytes));
   line("peak activation: checkpointed step", format_bytes(r.memory.checkpointed_peak_bytes));
   line("peak activation: unchecked step", format_bytes(r.memory.unchecked_peak_bytes));

@@ -67,6 +67,9 @@ struct TrainReport {
   std::int64_t resumed_from_epoch = 0;  // epochs the snapshot held (0: a fresh run)
   // Steps of epoch resumed_from_epoch + 1 the snapshot held (training.snapshot_every_steps).
   std::int64_t resumed_from_step = 0;
+  // Quantization-aware training (training.qat): "off", or what was quantized and when, e.g.
+  // "8-bit weights, 8-bit inputs, from epoch 1".
+  std::string quantization = "off";
   bool early_stopped = false;
   double train_seconds = 0.0;       // training steps only, over every epoch
   double samples_per_second = 0.0;  // training samples / train_seconds

@@ -619,6 +619,15 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
   report.initial_validation_loss = st.initial_validation_loss;
   if (has_validation && early.best_epoch() > 0) report.best_validation_loss = early.best();
   report.best_epoch = early.best_epoch();
+  if (tc.qat.enabled) {
+    report.quantization = std::to_string(tc.qat.weight_bits) + "-bit weights, " +
+                          std::to_string(tc.qat.activation_bits) + "-bit inputs, from epoch " +
+                          std::to_string(tc.qat.start_epoch);
+    if (tc.qat.freeze_observers_epoch > 0) {
+      report.quantization +=
+          ", observers frozen after epoch " + std::to_string(tc.qat.freeze_observers_epoch);
+    }
+  }
   if (has_validation && !st.history.empty()) {
     report.final_validation_loss = st.history.back().validation.loss;
   }

@@ -165,6 +165,9 @@ TFT_TEST(test_saved_qat_model_predicts_like_the_trained_model) {
   assert_true(report.best_epoch >= config.training.qat.start_epoch);
   const tft::Predictions mine = trainer.predict();
 
+  const auto summary = nlohmann::json::parse(read_text(dir / "out/summary.json"));
+  assert_string_equal(summary.at("quantization_aware_training").get<std::string>().c_str(),
+                      "8-bit weights, 8-bit inputs, from epoch 2, observers frozen after epoch 3");
   const auto model_config = nlohmann::json::parse(read_text(dir / "out/model/model_config.json"));
   assert_true(model_config.contains("quantization"));
   assert_int_equal(model_config.at("quantization").at("weight_bits").get<int>(), 8);

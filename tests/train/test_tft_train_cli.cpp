@@ -106,6 +106,8 @@ TFT_TEST(test_trains_and_writes_files) {
                    qat.string() + "' --use-gradient-checkpointing --use-qat" +
                    " --set training.qat.activation_bits=7 --set training.qat.start_epoch=2");
   if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  assert_true(r.out.find("quantization-aware training        8-bit weights, 7-bit inputs, from "
+                         "epoch 2") != std::string::npos);
   const auto model_config = nlohmann::json::parse(read_text(qat / "model/model_config.json"));
   assert_int_equal(model_config.at("quantization").at("activation_bits").get<int>(), 7);
   assert_int_equal(nlohmann::json::parse(read_text(qat / "summary.json")).at("best_epoch").get<int>(),
