@@ -6,6 +6,7 @@
 #include <ATen/ops/fake_quantize_per_tensor_affine.h>
 #include <ATen/ops/aminmax.h>
 #include <ATen/ops/maximum.h>
+#include <ATen/ops/ones.h>
 #include <ATen/ops/stack.h>
 #include <ATen/ops/zeros.h>
 #include <c10/util/Exception.h>
@@ -82,15 +83,15 @@ void FakeQuantizerImpl::discard_observations() {
 void FakeQuantizerImpl::commit_observations() {
   if (step_min_.empty()) return;
   const torch::NoGradGuard no_grad;
-  const at::Tensor low = std::get<0>(at::stack(step_min_).min(/*dim=*/0));
-  const at::Tensor high = std::get<0>(at::stack(step_max_).max(/*dim=*/0));
+  const at::Tensor step_low = std::get<0>(at::stack(step_min_).min(/*dim=*/0));
+  const at::Tensor step_high = std::get<0>(at::stack(step_max_).max(/*dim=*/0));
   discard_observations();
   if (calibrated_) {
-    running_min_.lerp_(low, kAveragingConstant);
-    running_max_.lerp_(high, kAveragingConstant);
+    running_min_.lerp_(step_low, kAveragingConstant);
+    running_max_.lerp_(step_high, kAveragingConstant);
   } else {
-    running_min_.copy_(low);
-    running_max_.copy_(high);
+    running_min_.copy_(step_low);
+    running_max_.copy_(step_high);
   }
   const double levels = static_cast<double>(quant_max_ - quant_min_);
   if (scheme_ == QuantizationScheme::PerTensorAffine) {
@@ -116,13 +117,12 @@ void FakeQuantizerImpl::refresh() {
 
 std::vector<FakeQuantizer> fake_quantizers(torch::nn::Module& root) {
   std::vector<FakeQuantizer> found;
-  const auto visit = [&](const std::shared_ptr<torch::nn::Module>& module) {
+  // Children only: the root may be a module under construction, not owned by a shared_ptr yet.
+  for (const auto& module : root.modules(/*include_self=*/false)) {
     if (auto quantizer = std::dynamic_pointer_cast<FakeQuantizerImpl>(module)) {
       found.emplace_back(std::move(quantizer));
     }
-  };
-  // The root by reference: it may be a module under construction (not owned yet).
-  for (const auto& module : root.modules(/*include_self=*/false)) visit(module);
+  }
   return found;
 }
 
