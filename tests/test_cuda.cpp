@@ -40,28 +40,6 @@ namespace {
 
 const c10::Device kGpu(c10::DeviceType::CUDA, 0);
 
-struct StepResult {
-  torch::Tensor loss;
-  std::vector<torch::Tensor> grads;
-};
-
-StepResult training_step(TFTModel& model, tft::QuantileLoss& loss_fn, const TFTBatch& batch,
-                         const torch::Tensor& target, const CheckpointConfig& checkpoint) {
-  model->set_checkpointing(checkpoint);
-  for (auto& p : model->parameters()) {
-    if (p.grad().defined()) p.mutable_grad().zero_();
-  }
-  torch::manual_seed(42);  // seeds the CUDA generators as well: the same dropout masks
-  auto loss = loss_fn(model->forward(batch).prediction, target);
-  loss.backward();
-  StepResult r;
-  r.loss = loss.detach().clone();
-  for (const auto& p : model->parameters()) {
-    r.grads.push_back(p.grad().defined() ? p.grad().clone() : torch::Tensor());
-  }
-  return r;
-}
-
 }  // namespace
 
 TFT_TEST(checkpointed_gradients_are_bitwise_equal_on_cuda) {
