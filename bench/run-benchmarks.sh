@@ -150,12 +150,11 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo "\`none\` (0 for float32, which stays bitwise). At the reference's chunks the step's peak is"
   echo "the recompute and backward of one \`historical_encoder\` chunk (its inputs are batch data,"
   echo "never compressed) on top of about 13.5 MiB of boundaries and gradients, so no dtype moves"
-  echo "it; in finer chunks (\`$fine_config\`: 32 historical, 8 attention chunks) the boundaries"
-  echo "matter, and the peak becomes the attention sub-layer of the last query chunk, which"
-  echo "concatenates every key and value piece (and, with compressed boundaries, decompresses them"
-  echo "first). Savings there are against that config's own \`none\`, whose peak is higher. There"
-  echo "compression also costs more time: a tensor is compressed once per forward pass, but every"
-  echo "query chunk's backward decompresses each key and value piece it attends to again."
+  echo "it. In finer chunks (\`$fine_config\`: 32 historical, 8 attention chunks) the segments"
+  echo "are small enough for the boundaries to matter. Savings there are against that config's own"
+  echo "\`none\`, whose peak is higher. A tensor is compressed once per forward pass, but every query"
+  echo "chunk's recompute decompresses each key and value piece it attends to, into float32 copies"
+  echo "held until its backward ends: that is why bfloat16 barely moves the peak."
   echo
   cat bench/results/boundary-compression-table.md
   echo

@@ -79,7 +79,7 @@ AttentionBlockOutput AttentionBlockImpl::forward(const torch::Tensor& x,
     const Span span = query_spans[j];
     const torch::Tensor& theta = enriched_pieces[j];
     // Attention sub-layer: this chunk's queries against the keys they may see (pieces up to
-    // and including their own), concatenated inside the segment.
+    // and including their own), read piece by piece (no concatenated copy of the keys).
     const size_t visible = first_query_piece + j + 1;
     TensorVector inputs{theta};
     inputs.insert(inputs.end(), key_pieces.begin(), key_pieces.begin() + visible);
@@ -90,8 +90,7 @@ AttentionBlockOutput AttentionBlockImpl::forward(const torch::Tensor& x,
           const auto begin = in.begin() + 1;
           const TensorVector keys(begin, begin + static_cast<std::ptrdiff_t>(visible));
           const TensorVector values(begin + static_cast<std::ptrdiff_t>(visible), in.end());
-          auto result = attention->attend(in[0], at::cat(keys, 1), at::cat(values, 1),
-                                          first_position);
+          auto result = attention->attend(in[0], keys, values, first_position);
           return TensorVector{result.output, result.weights};
         },
         inputs, {attention_.ptr()}, schedule.recomputes(schedule.checkpoint_attention, j));

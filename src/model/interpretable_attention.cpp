@@ -2,7 +2,9 @@
 
 #include <ATen/Dispatch.h>
 #include <ATen/ops/arange.h>
-#include <ATen/ops/matmul.h>
+#include <ATen/ops/bmm.h>
+#include <ATen/ops/cat.h>
+#include <ATen/ops/eye.h>
 #include <ATen/ops/softmax.h>
 #include <c10/util/Exception.h>
 
@@ -41,22 +43,39 @@ torch::Tensor InterpretableMultiHeadAttentionImpl::project_values(const torch::T
   return value_(x);
 }
 
-AttentionResult InterpretableMultiHeadAttentionImpl::attend(const torch::Tensor& query_input,
-                                                            const torch::Tensor& keys,
-                                                            const torch::Tensor& values,
-                                                            int64_t query_start) {
+AttentionResult InterpretableMultiHeadAttentionImpl::attend(
+    const torch::Tensor& query_input, const std::vector<torch::Tensor>& key_pieces,
+    const std::vector<torch::Tensor>& value_pieces, int64_t query_start) {
+  TORCH_CHECK(!key_pieces.empty() && key_pieces.size() == value_pieces.size(),
+              "InterpretableMultiHeadAttention: ", key_pieces.size(), " key pieces and ",
+              value_pieces.size(), " value pieces");
   const int64_t batch = query_input.size(0), query_len = query_input.size(1);
-  const int64_t key_len = keys.size(1);
+  int64_t key_len = 0;
+  for (const auto& keys : key_pieces) key_len += keys.size(1);
   TORCH_CHECK(query_start >= 0 && query_start < key_len,
               "InterpretableMultiHeadAttention: query_start ", query_start,
               " leaves the first query without a visible key (", key_len, " keys)");
-  // Scaling the queries rather than the scores touches Lq*d numbers instead of Lq*Lk.
+
+  // Scores as keys x block-diagonal queries: each head's queries [d, Lq] sit on the diagonal
+  // of a [h*d, h*Lq] matrix, so one product of a key piece as it is stored, [B, Lk_i, h*d],
+  // gives every head's scores, [B, Lk_i, h*Lq]. Splitting the keys into heads instead needs a
+  // permuted copy of them, and keeps it, and its gradient, until backward. The zeros cost h
+  // times the flops of a product that is small next to the rest of the block. Scaling the
+  // queries rather than the scores touches Lq*d numbers instead of Lq*Lk.
   const double scale = 1.0 / std::sqrt(static_cast<double>(head_size_));
-  // [B, Lq, h*d] -> [B, h, Lq, d]; keys -> [B, h, d, Lk]
-  const torch::Tensor q =
-      (query_(query_input) * scale).view({batch, query_len, heads_, head_size_}).transpose(1, 2);
-  const torch::Tensor k = keys.reshape({batch, key_len, heads_, head_size_}).permute({0, 2, 3, 1});
-  torch::Tensor scores = at::matmul(q, k);  // [B, h, Lq, Lk]
+  const torch::Tensor q = (query_(query_input) * scale)
+                              .view({batch, query_len, heads_, head_size_})
+                              .permute({0, 2, 3, 1});  // [B, h, d, Lq]
+  const torch::Tensor head_diagonal =
+      at::eye(heads_, q.options()).view({1, heads_, 1, heads_, 1});
+  const torch::Tensor block_queries =
+      (q.unsqueeze(3) * head_diagonal).reshape({batch, heads_ * head_size_, heads_ * query_len});
+  std::vector<torch::Tensor> score_pieces;
+  score_pieces.reserve(key_pieces.size());
+  for (const auto& keys : key_pieces) score_pieces.push_back(at::bmm(keys, block_queries));
+  torch::Tensor scores = at::cat(score_pieces, /*dim=*/1)
+                             .view({batch, key_len, heads_, query_len})
+                             .permute({0, 2, 3, 1});  // [B, h, Lq, Lk]
 
   // Causal mask over absolute positions; masked_fill (not an added -inf/-1e9 bias) keeps the
   // unmasked scores bit-exact.
@@ -66,19 +85,28 @@ AttentionResult InterpretableMultiHeadAttentionImpl::attend(const torch::Tensor&
       at::arange(query_start, query_start + query_len, index_options).unsqueeze(1);
   const torch::Tensor masked = key_pos.unsqueeze(0) > query_pos;  // [Lq, Lk]
   scores = scores.masked_fill(masked, attention_mask_value(scores.scalar_type()));
-  const torch::Tensor probabilities = at::softmax(scores, /*dim=*/-1);
+  const torch::Tensor weights = at::softmax(scores, /*dim=*/-1).mean(/*dim=*/1);  // [B, Lq, Lk]
 
-  // All heads read the same values: [B, h, Lq, Lk] x [B, 1, Lk, d] -> [B, h, Lq, d], then the
-  // head average and the output projection.
-  const torch::Tensor heads_out = at::matmul(probabilities, values.unsqueeze(1));
-  torch::Tensor output = dropout_(output_(heads_out.mean(/*dim=*/1)));
-  return {output, probabilities.mean(/*dim=*/1)};
+  // All heads read the same values, so the head average of the heads' outputs is the
+  // head-averaged weights times the values: [B, Lq, Lk_i] x [B, Lk_i, d], summed over pieces.
+  torch::Tensor heads_mean;
+  int64_t offset = 0;
+  for (const auto& values : value_pieces) {
+    const int64_t length = values.size(1);
+    const torch::Tensor part = at::bmm(weights.narrow(-1, offset, length), values);
+    heads_mean = heads_mean.defined() ? heads_mean + part : part;
+    offset += length;
+  }
+  TORCH_CHECK(offset == key_len, "InterpretableMultiHeadAttention: ", offset, " values for ",
+              key_len, " keys");
+  torch::Tensor output = dropout_(output_(heads_mean));
+  return {output, weights};
 }
 
 AttentionResult InterpretableMultiHeadAttentionImpl::forward(const torch::Tensor& query_input,
                                                              const torch::Tensor& memory,
                                                              int64_t query_start) {
-  return attend(query_input, project_keys(memory), project_values(memory), query_start);
+  return attend(query_input, {project_keys(memory)}, {project_values(memory)}, query_start);
 }
 
 }  // namespace tft

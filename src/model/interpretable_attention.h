@@ -20,6 +20,8 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
+#include <vector>
+
 namespace tft {
 
 struct AttentionResult {
@@ -42,11 +44,14 @@ class InterpretableMultiHeadAttentionImpl : public torch::nn::Module {
   torch::Tensor project_values(const torch::Tensor& x);
 
   // query_input: [B, Lq, hidden], the un-projected inputs at absolute positions
-  // query_start .. query_start + Lq - 1; keys [B, Lk, hidden] and values [B, Lk, head_size]
-  // come from project_keys/values over positions 0 .. Lk - 1. Key j is masked for the query
-  // at position p when j > p. Every query must see at least one key (query_start < Lk).
-  AttentionResult attend(const torch::Tensor& query_input, const torch::Tensor& keys,
-                         const torch::Tensor& values, int64_t query_start);
+  // query_start .. query_start + Lq - 1; key_pieces [B, Lk_i, hidden] and value_pieces
+  // [B, Lk_i, head_size] come from project_keys/values over consecutive spans that together
+  // cover positions 0 .. Lk - 1. They are read piece by piece, never concatenated. Key j is
+  // masked for the query at position p when j > p. Every query must see at least one key
+  // (query_start < Lk).
+  AttentionResult attend(const torch::Tensor& query_input,
+                         const std::vector<torch::Tensor>& key_pieces,
+                         const std::vector<torch::Tensor>& value_pieces, int64_t query_start);
 
   // attend() with keys and values projected from `memory` [B, Lk, hidden].
   AttentionResult forward(const torch::Tensor& query_input, const torch::Tensor& memory,

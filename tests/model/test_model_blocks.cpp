@@ -227,10 +227,15 @@ TFT_TEST(attention_is_causal_and_rows_are_distributions) {
 
   // A query chunk that only sees the keys up to its end gives the same answer.
   auto keys = attention->project_keys(memory), values = attention->project_values(memory);
-  auto chunk = attention->attend(memory.slice(1, 6, 8), keys.slice(1, 0, 8),
-                                 values.slice(1, 0, 8), 6);
+  auto chunk = attention->attend(memory.slice(1, 6, 8), {keys.slice(1, 0, 8)},
+                                 {values.slice(1, 0, 8)}, 6);
   assert_true(max_abs(chunk.output - result.output.slice(1, 0, 2)) < 1e-6);
   assert_true(max_abs(chunk.weights - result.weights.slice(1, 0, 2).slice(-1, 0, 8)) < 1e-6);
+  // Keys and values in pieces give the same answer as in one piece.
+  auto pieces = attention->attend(memory.slice(1, 6, 8), {keys.slice(1, 0, 3), keys.slice(1, 3, 8)},
+                                  {values.slice(1, 0, 3), values.slice(1, 3, 8)}, 6);
+  assert_true(max_abs(pieces.output - chunk.output) < 1e-6);
+  assert_true(max_abs(pieces.weights - chunk.weights) < 1e-6);
 }
 
 TFT_TEST(attention_heads_share_one_value_projection) {
