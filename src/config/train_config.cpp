@@ -45,6 +45,12 @@ std::optional<ConfigProblem> data_problem(const DataConfig& d) {
   }
   if (d.time_column.empty()) return problem("data.time_column", "required (the time column)");
   if (d.target.empty()) return problem("data.target", "required (the column to forecast)");
+  if (d.target_normalizer.center == TargetCenter::Last &&
+      d.target_normalizer.scope != TargetScope::Encoder) {
+    return problem("data.target_normalizer.center",
+                   "last needs data.target_normalizer.scope encoder (a series' statistics have "
+                   "no last value; use center: statistic)");
+  }
 
   // Every column name once across roles; the time column is never a feature (use the derived
   // features), and group columns are constant within a series, so only static roles fit them.
@@ -297,7 +303,7 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
       x.known_reals == y.known_reals && x.known_categoricals == y.known_categoricals &&
       x.unknown_reals == y.unknown_reals && x.unknown_categoricals == y.unknown_categoricals &&
       x.missing_values == y.missing_values && x.na_values == y.na_values &&
-      x.scaling == y.scaling;
+      x.scaling == y.scaling && x.target_normalizer == y.target_normalizer;
   const bool windows_equal = a.windows.encoder_length == b.windows.encoder_length &&
                              a.windows.prediction_length == b.windows.prediction_length &&
                              a.windows.stride == b.windows.stride;
@@ -309,7 +315,7 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
                            m.attention_heads == n.attention_heads && m.dropout == n.dropout &&
                            m.lstm_layers == n.lstm_layers &&
                            m.decoder_layers == n.decoder_layers && m.quantiles == n.quantiles &&
-                           m.unit_chunks == n.unit_chunks;
+                           m.unit_chunks == n.unit_chunks && m.seasonality == n.seasonality;
   const TrainingConfig& t = a.training;
   const TrainingConfig& u = b.training;
   const bool training_equal =
@@ -367,6 +373,41 @@ const char* to_string(ScalingMode mode) {
       return "none";
   }
   return "per_series";
+}
+
+bool operator==(const TargetNormalizerConfig& a, const TargetNormalizerConfig& b) {
+  return a.scope == b.scope && a.center == b.center && a.method == b.method &&
+         a.transformation == b.transformation;
+}
+
+bool operator!=(const TargetNormalizerConfig& a, const TargetNormalizerConfig& b) {
+  return !(a == b);
+}
+
+const char* to_string(TargetScope scope) {
+  return scope == TargetScope::Series ? "series" : "encoder";
+}
+
+const char* to_string(TargetCenter center) {
+  return center == TargetCenter::Statistic ? "statistic" : "last";
+}
+
+const char* to_string(TargetMethod method) {
+  return method == TargetMethod::Standard ? "standard" : "robust";
+}
+
+const char* to_string(TargetTransformation transformation) {
+  switch (transformation) {
+    case TargetTransformation::None:
+      return "none";
+    case TargetTransformation::Log:
+      return "log";
+    case TargetTransformation::Log1p:
+      return "log1p";
+    case TargetTransformation::Softplus:
+      return "softplus";
+  }
+  return "none";
 }
 
 const char* to_string(DistributedBackend backend) {

@@ -41,14 +41,52 @@ enum class TimeFormat {
   Iso8601,  // "iso8601": dates or date-times (data/iso8601.h)
 };
 
-// How the target and the time-varying reals are standardised ((x - mean) / std, fitted on the
-// training part of each series only). Static reals are always standardised across series
+// How the time-varying reals, and the target under data.target_normalizer.scope series, are
+// standardised ((x - mean) / std, fitted on the training part of each series only). Static reals are always standardised across series
 // (per-series statistics of a constant would be 0 / 0), except with None.
 enum class ScalingMode {
   PerSeries,  // "per_series": one mean/std per series and column (the default)
   Global,     // "global": one mean/std per column over the training parts of all series
   None,       // "none": values go to the model as they are
 };
+
+// How the target is normalised for the model (data.target_normalizer; docs/config.md says
+// when to use which). The model sees and predicts (T(y) - center) / scale, where T is the
+// transformation; forecasts are written back as T^-1(prediction * scale + center).
+enum class TargetScope {
+  Series,   // "series": center and scale fitted on the training part of each series
+            // (data.scaling per_series), of all series (global), or none (0 and 1)
+  Encoder,  // "encoder": center and scale of each window's encoder steps, so the model
+            // forecasts relative to the recent level (pytorch-forecasting's EncoderNormalizer)
+};
+
+enum class TargetCenter {
+  Statistic,  // "statistic": the method's center (mean, or median for robust)
+  Last,       // "last": the last encoder value (scope encoder only): the model forecasts the
+              // change from it, and its untrained output is the naive forecast
+};
+
+enum class TargetMethod {
+  Standard,  // "standard": mean and standard deviation
+  Robust,    // "robust": median and half the interquartile range (outliers pull neither)
+};
+
+enum class TargetTransformation {
+  None,      // "none"
+  Log,       // "log": log(y); every target must be > 0
+  Log1p,     // "log1p": log(1 + y); every target must be > -1 (counts with zeros)
+  Softplus,  // "softplus": log(exp(y) - 1), inverted by softplus; every target must be > 0
+};
+
+struct TargetNormalizerConfig {
+  TargetScope scope = TargetScope::Encoder;
+  TargetCenter center = TargetCenter::Last;
+  TargetMethod method = TargetMethod::Standard;
+  TargetTransformation transformation = TargetTransformation::None;
+};
+
+bool operator==(const TargetNormalizerConfig& a, const TargetNormalizerConfig& b);
+bool operator!=(const TargetNormalizerConfig& a, const TargetNormalizerConfig& b);
 
 // The c10d backend of a data-parallel job (src/distributed).
 enum class DistributedBackend {
@@ -104,6 +142,7 @@ struct DataConfig {
   // Field texts that mean "missing" (compared exactly, after removing quotes).
   std::vector<std::string> na_values{""};
   ScalingMode scaling = ScalingMode::PerSeries;
+  TargetNormalizerConfig target_normalizer;
 };
 
 struct WindowConfig {
@@ -132,6 +171,10 @@ struct ModelSettings {
   std::int64_t decoder_layers = ModelConfig().decoder_layers;
   std::vector<double> quantiles = ModelConfig().quantiles;
   std::map<std::string, std::int64_t> unit_chunks;
+  // Rows per season, for the seasonal-naive baseline every run scores (train/baselines.h);
+  // 0: inferred from the time step (24 for hourly, 7 for daily, 5 for business-daily data).
+  // Not a TFT hyper-parameter: the model never reads it.
+  std::int64_t seasonality = 0;
 };
 
 struct LrScheduleConfig {
@@ -229,6 +272,10 @@ ModelConfig make_model_config(const TrainConfig& config, const InputSchema& sche
 const char* to_string(MissingValuePolicy policy);
 const char* to_string(TimeFormat format);
 const char* to_string(ScalingMode mode);
+const char* to_string(TargetScope scope);
+const char* to_string(TargetCenter center);
+const char* to_string(TargetMethod method);
+const char* to_string(TargetTransformation transformation);
 const char* to_string(LrScheduleKind kind);
 const char* to_string(DistributedBackend backend);
 

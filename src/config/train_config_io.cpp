@@ -268,6 +268,25 @@ const std::vector<Field>& fields() {
     f.push_back(choice<ScalingMode>(
         "data.scaling", [](TrainConfig& c) -> ScalingMode& { return c.data.scaling; },
         {ScalingMode::PerSeries, ScalingMode::Global, ScalingMode::None}));
+    f.push_back(choice<TargetScope>(
+        "data.target_normalizer.scope",
+        [](TrainConfig& c) -> TargetScope& { return c.data.target_normalizer.scope; },
+        {TargetScope::Series, TargetScope::Encoder}));
+    f.push_back(choice<TargetCenter>(
+        "data.target_normalizer.center",
+        [](TrainConfig& c) -> TargetCenter& { return c.data.target_normalizer.center; },
+        {TargetCenter::Statistic, TargetCenter::Last}));
+    f.push_back(choice<TargetMethod>(
+        "data.target_normalizer.method",
+        [](TrainConfig& c) -> TargetMethod& { return c.data.target_normalizer.method; },
+        {TargetMethod::Standard, TargetMethod::Robust}));
+    f.push_back(choice<TargetTransformation>(
+        "data.target_normalizer.transformation",
+        [](TrainConfig& c) -> TargetTransformation& {
+          return c.data.target_normalizer.transformation;
+        },
+        {TargetTransformation::None, TargetTransformation::Log, TargetTransformation::Log1p,
+         TargetTransformation::Softplus}));
     // windows
     f.push_back(positive_int("windows.encoder_length", [](TrainConfig& c) -> std::int64_t& {
       return c.windows.encoder_length;
@@ -337,6 +356,9 @@ const std::vector<Field>& fields() {
           }
           c.model.unit_chunks = chunks;
         }});
+    f.push_back(non_negative_int("model.seasonality", [](TrainConfig& c) -> std::int64_t& {
+      return c.model.seasonality;
+    }));
     // training
     f.push_back(positive_int("training.epochs",
                              [](TrainConfig& c) -> std::int64_t& { return c.training.epochs; }));

@@ -28,6 +28,8 @@ TrainingBatch TrainingBatch::to(const torch::Device& device) const {
   out.targets = to_device(targets, device);
   out.series = series;
   out.decoder_times = decoder_times;
+  out.target_center = target_center;
+  out.target_scale = target_scale;
   return out;
 }
 
@@ -50,6 +52,8 @@ TrainingBatch empty_batch(const TimeSeriesDataset& dataset, std::int64_t size) {
   batch.targets = torch::empty({b, dec}, f32);
   batch.series = torch::empty({b}, i64);
   batch.decoder_times = torch::empty({b, dec}, i64);
+  batch.target_center = torch::empty({b}, torch::TensorOptions().dtype(torch::kFloat64));
+  batch.target_scale = torch::empty({b}, torch::TensorOptions().dtype(torch::kFloat64));
   return batch;
 }
 
@@ -71,6 +75,8 @@ TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<W
   float* targets = batch.targets.data_ptr<float>();
   std::int64_t* series = batch.series.data_ptr<std::int64_t>();
   std::int64_t* times = batch.decoder_times.data_ptr<std::int64_t>();
+  double* center = batch.target_center.data_ptr<double>();
+  double* scale = batch.target_scale.data_ptr<double>();
   const auto n_series = dataset.series().size();
   for (std::int64_t i = 0; i < b; ++i) {
     if (windows[static_cast<std::size_t>(i)].series >= n_series) {
@@ -93,6 +99,8 @@ TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<W
       out.decoder_categoricals = dec_cats + i * dec * w.decoder_categoricals;
       out.targets = targets + i * dec;
       out.decoder_times = times + i * dec;
+      out.target_center = center + i;
+      out.target_scale = scale + i;
       dataset.fill_sample(window, out);
       series[i] = window.series;
     }
@@ -100,38 +108,43 @@ TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<W
   return batch;
 }
 
-torch::Tensor unscale_target(const TimeSeriesDataset& dataset, const torch::Tensor& series,
+torch::Tensor unscale_target(const TimeSeriesDataset& dataset, const TrainingBatch& batch,
                              const torch::Tensor& values) {
-  if (series.dim() != 1 || series.scalar_type() != torch::kInt64) {
-    throw DataError("unscale_target: series must be a [B] int64 tensor");
+  const torch::Tensor& center = batch.target_center;
+  const torch::Tensor& scale = batch.target_scale;
+  if (!center.defined() || !scale.defined() || center.dim() != 1 ||
+      center.scalar_type() != torch::kFloat64 || !center.sizes().equals(scale.sizes()) ||
+      scale.scalar_type() != torch::kFloat64) {
+    throw DataError("unscale_target: the batch's target_center and target_scale must be [B] "
+                    "float64 tensors");
   }
-  if (values.dim() < 1 || values.size(0) != series.size(0)) {
-    throw DataError("unscale_target: values must have the batch size " +
-                    std::to_string(series.size(0)) + " as first dimension");
-  }
-  const torch::Tensor ids = series.to(torch::kCPU).contiguous();
-  const std::int64_t* id = ids.data_ptr<std::int64_t>();
-  const std::int64_t b = ids.size(0);
-  torch::Tensor mean = torch::empty({b}, torch::TensorOptions().dtype(torch::kFloat64));
-  torch::Tensor scale = torch::empty({b}, torch::TensorOptions().dtype(torch::kFloat64));
-  double* m = mean.data_ptr<double>();
-  double* s = scale.data_ptr<double>();
-  for (std::int64_t i = 0; i < b; ++i) {
-    if (id[i] < 0 || static_cast<std::size_t>(id[i]) >= dataset.series().size()) {
-      throw DataError("unscale_target: series index " + std::to_string(id[i]) +
-                      " is out of range");
-    }
-    const ScalerStats stats = dataset.target_stats(static_cast<std::size_t>(id[i]));
-    m[i] = stats.mean;
-    s[i] = stats.scale;
+  const std::int64_t b = center.size(0);
+  if (values.dim() < 1 || values.size(0) != b) {
+    throw DataError("unscale_target: values must have the batch size " + std::to_string(b) +
+                    " as first dimension");
   }
   std::vector<std::int64_t> shape(static_cast<std::size_t>(values.dim()), 1);
   shape[0] = b;
-  // In double, so large means (prices, volumes) keep their precision before the cast back.
+  // In double, so large levels (prices, volumes) keep their precision before the cast back.
   const auto device = values.device();
-  mean = mean.view(shape).to(device);
-  scale = scale.view(shape).to(device);
-  return (values.to(torch::kFloat64) * scale + mean).to(values.scalar_type());
+  const torch::Tensor level = values.to(torch::kFloat64) * scale.view(shape).to(device) +
+                              center.view(shape).to(device);
+  torch::Tensor original;
+  switch (dataset.transforms().target_normalizer.transformation) {
+    case TargetTransformation::None:
+      original = level;
+      break;
+    case TargetTransformation::Log:
+      original = level.exp();
+      break;
+    case TargetTransformation::Log1p:
+      original = level.expm1();
+      break;
+    case TargetTransformation::Softplus:
+      original = torch::softplus(level);
+      break;
+  }
+  return original.to(values.scalar_type());
 }
 
 }  // namespace tft

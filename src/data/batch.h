@@ -19,9 +19,12 @@ struct TrainingBatch {
   torch::Tensor targets;        // [B, T_dec] float32, scaled like the target
   torch::Tensor series;         // [B] int64: index into TimeSeriesDataset::series()
   torch::Tensor decoder_times;  // [B, T_dec] int64: time values (TimeSeriesDataset::format_time)
+  // [B] float64: each sample's target normalisation (TimeSeriesDataset::target_normalization)
+  torch::Tensor target_center;
+  torch::Tensor target_scale;
 
-  // A copy with every tensor on `device` (series and decoder_times stay on the CPU: they are
-  // for writing results, not for the model). To a GPU the tensors go through pinned memory
+  // A copy with every tensor on `device` (series, decoder_times and the target normalisation
+  // stay on the CPU: they are for writing results, not for the model). To a GPU the tensors go through pinned memory
   // and the copies are queued, not waited for: a copy from ordinary (pageable) memory would
   // first wait for all the GPU's queued work, once per batch.
   TrainingBatch to(const torch::Device& device) const;
@@ -36,10 +39,11 @@ TrainingBatch empty_batch(const TimeSeriesDataset& dataset, std::int64_t size);
 // Gathers `windows` (any count, 0 included) from `dataset` into CPU tensors.
 TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<Window>& windows);
 
-// Values scaled like the target (a prediction [B, T_dec, n_quantiles], targets [B, T_dec], ...)
-// back in original units: value * scale + mean of each sample's series. `series` is
-// TrainingBatch::series ([B] int64); the result has the dtype and device of `values`.
-torch::Tensor unscale_target(const TimeSeriesDataset& dataset, const torch::Tensor& series,
+// Values normalised like the target of `batch` (a prediction [B, T_dec, n_quantiles], the
+// targets [B, T_dec], ...) back in original units: T^-1(value * scale + center) with each
+// sample's normalisation (batch.target_center, batch.target_scale) and the dataset's
+// transformation. Computed in double; the result has the dtype and device of `values`.
+torch::Tensor unscale_target(const TimeSeriesDataset& dataset, const TrainingBatch& batch,
                              const torch::Tensor& values);
 
 }  // namespace tft

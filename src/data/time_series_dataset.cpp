@@ -13,6 +13,7 @@
 #include "common/format.h"
 #include "data/data_file.h"
 #include "data/iso8601.h"
+#include "data/target_normalizer.h"
 
 namespace tft {
 
@@ -198,7 +199,8 @@ nlohmann::json DataTransforms::to_json() const {
   nlohmann::json encoders_json = nlohmann::json::object();
   for (const auto& [name, encoder] : encoders) encoders_json[name] = encoder.to_json();
   return nlohmann::json{{"format", "tftrain-data-transforms"},
-                        {"version", 1},
+                        {"version", 2},
+                        {"target_normalizer", target_normalizer_to_json(target_normalizer)},
                         {"scaler", scaler.to_json()},
                         {"static_scaler", static_scaler.to_json()},
                         {"encoders", encoders_json}};
@@ -209,16 +211,26 @@ DataTransforms DataTransforms::from_json(const nlohmann::json& json) {
     throw DataError(
         "data transforms: expected an object with \"format\": \"tftrain-data-transforms\"");
   }
-  if (!json.contains("version") || json["version"] != 1) {
+  // Version 1 predates data.target_normalizer: its target was scaled like the other reals.
+  const bool version_1 = json.contains("version") && json["version"] == 1;
+  if (!version_1 && !(json.contains("version") && json["version"] == 2)) {
     throw DataError("data transforms: unsupported version " +
                     (json.contains("version") ? json["version"].dump() : std::string("(none)")) +
-                    " (expected 1)");
+                    " (expected 1 or 2)");
+  }
+  if (!version_1 && !json.contains("target_normalizer")) {
+    throw DataError("data transforms: expected key \"target_normalizer\"");
   }
   if (!json.contains("scaler") || !json.contains("static_scaler") ||
       !json.contains("encoders") || !json["encoders"].is_object()) {
     throw DataError("data transforms: expected keys \"scaler\", \"static_scaler\", \"encoders\"");
   }
   DataTransforms t;
+  t.target_normalizer = version_1 ? TargetNormalizerConfig{TargetScope::Series,
+                                                           TargetCenter::Statistic,
+                                                           TargetMethod::Standard,
+                                                           TargetTransformation::None}
+                                  : target_normalizer_from_json(json["target_normalizer"]);
   t.scaler = StandardScaler::from_json(json["scaler"]);
   t.static_scaler = StandardScaler::from_json(json["static_scaler"]);
   for (auto it = json["encoders"].begin(); it != json["encoders"].end(); ++it) {
@@ -228,7 +240,8 @@ DataTransforms DataTransforms::from_json(const nlohmann::json& json) {
 }
 
 bool operator==(const DataTransforms& a, const DataTransforms& b) {
-  return a.scaler == b.scaler && a.static_scaler == b.static_scaler && a.encoders == b.encoders;
+  return a.target_normalizer == b.target_normalizer && a.scaler == b.scaler &&
+         a.static_scaler == b.static_scaler && a.encoders == b.encoders;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -237,7 +250,12 @@ bool operator==(const DataTransforms& a, const DataTransforms& b) {
 class DatasetBuilder {
  public:
   DatasetBuilder(RowSource& source, const TrainConfig& config, const DataTransforms* fitted)
-      : source_(source), config_(config), data_(config.data), fitted_(fitted) {}
+      : source_(source),
+        config_(config),
+        data_(config.data),
+        fitted_(fitted),
+        target_normalizer_(fitted != nullptr ? fitted->target_normalizer
+                                             : config.data.target_normalizer) {}
 
   TimeSeriesDataset build() {
     ds_.encoder_length_ = config_.windows.encoder_length;
@@ -714,6 +732,14 @@ class DatasetBuilder {
           continue;
         }
         row_reals[r] = static_cast<float>(number(v, line, col.name, /*as_float32=*/true));
+        if (col.name == data_.target &&
+            !in_transformation_domain(target_normalizer_.transformation, row_reals[r])) {
+          fail_column(line, col.name,
+                      "value " + shortest_double(row_reals[r]) +
+                          " is outside the domain of data.target_normalizer.transformation '" +
+                          to_string(target_normalizer_.transformation) + "' (values must be " +
+                          transformation_domain(target_normalizer_.transformation) + ")");
+        }
       }
       for (std::size_t c = 0; c < n_cats && !drop; ++c) {
         const CategoricalColumnPlan& col = categoricals_[c];
@@ -1003,6 +1029,14 @@ class DatasetBuilder {
     }
   }
 
+  // The target's place among the stored reals.
+  std::size_t target_real_index() const {
+    for (std::size_t r = 0; r < reals_.size(); ++r) {
+      if (reals_[r].name == data_.target) return r;
+    }
+    throw DataError("dataset: the target '" + data_.target + "' is not a stored column");
+  }
+
   void fit_scalers() {
     const std::size_t n_reals = reals_.size();
     const std::size_t n_series = ds_.series_.size();
@@ -1010,6 +1044,7 @@ class DatasetBuilder {
     std::vector<std::string> static_names;
     for (const RealColumn& r : static_reals_) static_names.push_back(r.name);
 
+    ds_.transforms_.target_normalizer = target_normalizer_;
     if (fitted_ != nullptr) {
       ds_.transforms_.scaler = fitted_->scaler;
       ds_.transforms_.static_scaler = fitted_->static_scaler;
@@ -1017,18 +1052,42 @@ class DatasetBuilder {
       const ScalingMode mode = data_.scaling;
       std::vector<ScalerStats> stats;
       std::vector<std::vector<std::string>> groups;
+      // The target's statistics are of its transformed values, by the normaliser's method.
+      const auto target_stats = [&](const std::vector<const SeriesInfo*>& parts) {
+        std::vector<double> values;
+        const std::vector<float>& column = ds_.reals_[target_real_index()];
+        for (const SeriesInfo* info : parts) {
+          for (std::int64_t i = 0; i < info->train_rows; ++i) {
+            values.push_back(transform_target(
+                target_normalizer_.transformation,
+                column[static_cast<std::size_t>(info->offset + i)]));
+          }
+        }
+        ScalerStats st =
+            fit_center_and_scale(target_normalizer_.method, values.data(), values.size());
+        if (st.scale == 0.0) st.scale = 1.0;  // constant: as compute_stats
+        return st;
+      };
+      const std::size_t target = target_real_index();
       if (mode == ScalingMode::PerSeries) {
         for (std::size_t s = 0; s < n_series; ++s) {
           const SeriesInfo& info = ds_.series_[s];
           groups.push_back(info.group_values);
           for (std::size_t r = 0; r < n_reals; ++r) {
-            stats.push_back(compute_stats(ds_.reals_[r].data() + info.offset,
-                                          static_cast<std::size_t>(info.train_rows)));
+            stats.push_back(r == target ? target_stats({&info})
+                                        : compute_stats(ds_.reals_[r].data() + info.offset,
+                                                        static_cast<std::size_t>(info.train_rows)));
           }
         }
       } else if (mode == ScalingMode::Global) {
+        std::vector<const SeriesInfo*> all;
+        for (const SeriesInfo& info : ds_.series_) all.push_back(&info);
         std::vector<float> buffer;
         for (std::size_t r = 0; r < n_reals; ++r) {
+          if (r == target) {
+            stats.push_back(target_stats(all));
+            continue;
+          }
           buffer.clear();
           for (const SeriesInfo& info : ds_.series_) {
             const float* begin = ds_.reals_[r].data() + info.offset;
@@ -1179,6 +1238,8 @@ class DatasetBuilder {
   const TrainConfig& config_;
   const DataConfig& data_;
   const DataTransforms* fitted_;
+  // The saved model's normaliser when loading with fitted transforms, else the config's.
+  TargetNormalizerConfig target_normalizer_;
   TimeSeriesDataset ds_;
 
   std::unordered_map<std::string, int> header_index_;
@@ -1261,6 +1322,35 @@ ScalerStats TimeSeriesDataset::target_stats(std::size_t series) const {
   return transforms_.scaler.stats(scaler_row_[series], column);
 }
 
+ScalerStats TimeSeriesDataset::target_normalization(std::size_t series,
+                                                   std::int64_t encoder_start) const {
+  const ScalerStats fitted = target_stats(series);
+  const TargetNormalizerConfig& normalizer = transforms_.target_normalizer;
+  if (normalizer.scope == TargetScope::Series) return fitted;
+  const std::vector<float>& column = reals_[static_cast<std::size_t>(target_index_)];
+  const auto first = static_cast<std::size_t>(series_[series].offset + encoder_start);
+  std::vector<double> values(static_cast<std::size_t>(encoder_length_));
+  for (std::size_t t = 0; t < values.size(); ++t) {
+    values[t] = transform_target(normalizer.transformation, column[first + t]);
+  }
+  const double last = values.back();  // before robust's fit sorts the values
+  ScalerStats window = fit_center_and_scale(normalizer.method, values.data(), values.size());
+  if (normalizer.center == TargetCenter::Last) window.mean = last;
+  window.scale = std::max(window.scale, encoder_scale_floor(fitted));
+  if (!(window.scale > 1e-12 * std::max(1.0, std::fabs(window.mean)))) window.scale = 1.0;
+  return window;
+}
+
+double TimeSeriesDataset::normalize_target(double y, const ScalerStats& stats) const {
+  return (transform_target(transforms_.target_normalizer.transformation, y) - stats.mean) /
+         stats.scale;
+}
+
+double TimeSeriesDataset::denormalize_target(double z, const ScalerStats& stats) const {
+  return inverse_transform_target(transforms_.target_normalizer.transformation,
+                                  z * stats.scale + stats.mean);
+}
+
 void TimeSeriesDataset::fill_sample(const Window& window, const SampleBuffers& out) const {
   const std::size_t s = window.series;
   const SeriesInfo& info = series_[s];
@@ -1274,7 +1364,14 @@ void TimeSeriesDataset::fill_sample(const Window& window, const SampleBuffers& o
   for (std::size_t r = 0; r < reals_.size(); ++r) {
     stats[r] = transforms_.scaler.stats(scaler_row_[s], scaler_column_[r]);
   }
+  const ScalerStats target = target_normalization(s, window.start);
+  if (out.target_center != nullptr) *out.target_center = target.mean;
+  if (out.target_scale != nullptr) *out.target_scale = target.scale;
   auto scaled = [&](int r, std::size_t row) {
+    if (r == target_index_) {
+      return static_cast<float>(
+          normalize_target(reals_[static_cast<std::size_t>(r)][row], target));
+    }
     const ScalerStats& st = stats[static_cast<std::size_t>(r)];
     return static_cast<float>((static_cast<double>(reals_[static_cast<std::size_t>(r)][row]) -
                                st.mean) /

@@ -42,16 +42,20 @@ namespace tft {
 // Everything fitted on training data that a model needs to see new data the same way; store
 // it with the model (to_json) and load new data with it.
 struct DataTransforms {
+  // How the target is normalised (data.target_normalizer; data/target_normalizer.h).
+  TargetNormalizerConfig target_normalizer;
   // Target and time-varying reals (data.scaling); columns named as in the CSV (derived
-  // calendar reals by their feature name).
+  // calendar reals by their feature name). The target's statistics are of its transformed
+  // values, by the normaliser's method.
   StandardScaler scaler;
   // Static reals: global, or none when data.scaling is none.
   StandardScaler static_scaler;
   // Every categorical column (static, known, unknown, derived), by name.
   std::map<std::string, CategoricalEncoder> encoders;
 
-  // {"format": "tftrain-data-transforms", "version": 1, "scaler": {...},
-  //  "static_scaler": {...}, "encoders": {"store": {"categories": [...]}, ...}}
+  // {"format": "tftrain-data-transforms", "version": 2, "target_normalizer": {...},
+  //  "scaler": {...}, "static_scaler": {...}, "encoders": {"store": {"categories": [...]}}}
+  // Version 1 (no target_normalizer) reads as scope series, standard, no transformation.
   nlohmann::json to_json() const;
   // DataError when the JSON is not such an object.
   static DataTransforms from_json(const nlohmann::json& json);
@@ -97,6 +101,8 @@ struct SampleBuffers {
   std::int64_t* decoder_categoricals = nullptr;
   float* targets = nullptr;
   std::int64_t* decoder_times = nullptr;
+  double* target_center = nullptr;  // [1] the window's target normalisation
+  double* target_scale = nullptr;   // [1]
 };
 
 class TimeSeriesDataset {
@@ -141,13 +147,23 @@ class TimeSeriesDataset {
   std::int64_t dropped_rows() const { return dropped_rows_; }
   std::int64_t filled_values() const { return filled_values_; }
 
-  // Target statistics of a series (mean 0, scale 1 when the target is not scaled): the model
-  // predicts (y - mean) / scale; write forecasts back as prediction * scale + mean.
+  // The target statistics fitted on a series' training part (mean 0, scale 1 when the
+  // target is not scaled), of the transformed target.
   ScalerStats target_stats(std::size_t series) const;
+  // The center and scale of the target in the window of `series` whose encoder starts at row
+  // `encoder_start` (counted from the series' first row): target_stats (scope series), or
+  // fitted on the window's encoder steps (scope encoder), with the scale at least
+  // encoder_scale_floor(target_stats) and 1 where the window is flat.
+  ScalerStats target_normalization(std::size_t series, std::int64_t encoder_start) const;
+  // (T(y) - center) / scale: what the model sees and predicts.
+  double normalize_target(double y, const ScalerStats& stats) const;
+  // T^-1(z * scale + center): a prediction back in original units.
+  double denormalize_target(double z, const ScalerStats& stats) const;
 
   BatchWidths widths() const { return widths_; }
-  // Writes the window's sample: reals scaled, categoricals as codes, targets scaled,
-  // decoder_times the time column's values of the decoder steps.
+  // Writes the window's sample: reals scaled, categoricals as codes, the target (input and
+  // decoder targets) normalised with target_normalization, decoder_times the time column's
+  // values of the decoder steps, and that normalisation.
   void fill_sample(const Window& window, const SampleBuffers& out) const;
 
   // Bytes of the column storage and window lists: what grows with the data.

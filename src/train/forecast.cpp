@@ -28,8 +28,8 @@ class EvalModeGuard {
 void append_forecasts(const TimeSeriesDataset& dataset, const TrainingBatch& batch,
                       const TFTOutput& output, bool future, std::vector<Forecast>& out) {
   const at::Tensor prediction =
-      unscale_target(dataset, batch.series, output.prediction.detach().cpu()).contiguous();
-  const at::Tensor actual = unscale_target(dataset, batch.series, batch.targets.cpu()).contiguous();
+      unscale_target(dataset, batch, output.prediction.detach().cpu()).contiguous();
+  const at::Tensor actual = unscale_target(dataset, batch, batch.targets.cpu()).contiguous();
   const std::int64_t b = prediction.size(0), steps = prediction.size(1);
   const std::int64_t q = prediction.size(2);
   const float* p = prediction.data_ptr<float>();
@@ -75,8 +75,8 @@ MetricAccumulator accumulate_windows(TFTModel& model, const TimeSeriesDataset& d
       [&](const TrainingBatch& batch, const TFTOutput& output) {
         const at::Tensor prediction = output.prediction.detach().cpu();
         const at::Tensor target = batch.targets.cpu();
-        metrics.add(prediction, target, unscale_target(dataset, batch.series, prediction),
-                    unscale_target(dataset, batch.series, target));
+        metrics.add(prediction, target, unscale_target(dataset, batch, prediction),
+                    unscale_target(dataset, batch, target));
       });
   return metrics;
 }

@@ -76,7 +76,7 @@ constexpr std::int64_t kCalendarCheckRows = 32;
 
 }  // namespace
 
-std::vector<std::int64_t> future_times(const TimeSeriesDataset& dataset, std::size_t series) {
+SeriesTimeStep series_time_step(const TimeSeriesDataset& dataset, std::size_t series) {
   const SeriesInfo& info = dataset.series().at(series);
   const auto& times = dataset.times();
   const auto first = static_cast<std::size_t>(info.offset);
@@ -84,25 +84,31 @@ std::vector<std::int64_t> future_times(const TimeSeriesDataset& dataset, std::si
   std::map<std::int64_t, std::int64_t> counts;
   const std::size_t from = n > 257 ? n - 257 : 0;
   for (std::size_t i = from + 1; i < n; ++i) ++counts[times[first + i] - times[first + i - 1]];
-  std::int64_t step = 1, best = 0;
+  SeriesTimeStep result;
+  std::int64_t best = 0;
   for (const auto& [difference, count] : counts) {  // ascending: ties keep the smaller step
     if (count > best) {
       best = count;
-      step = difference;
+      result.step = difference;
     }
   }
-  bool business_days = false;
-  if (dataset.time_kind() == TimeKind::Date && step == kMicrosPerDay && n >= 10) {
-    business_days = true;
-    for (std::size_t i = 0; i < n && business_days; ++i) {
-      business_days = weekday_of(times[first + i]) < 5;
+  if (dataset.time_kind() == TimeKind::Date && result.step == kMicrosPerDay && n >= 10) {
+    result.business_days = true;
+    for (std::size_t i = 0; i < n && result.business_days; ++i) {
+      result.business_days = weekday_of(times[first + i]) < 5;
     }
   }
+  return result;
+}
+
+std::vector<std::int64_t> future_times(const TimeSeriesDataset& dataset, std::size_t series) {
+  const SeriesInfo& info = dataset.series().at(series);
+  const SeriesTimeStep step = series_time_step(dataset, series);
   std::vector<std::int64_t> out;
-  std::int64_t t = times[first + n - 1];
+  std::int64_t t = dataset.times()[static_cast<std::size_t>(info.offset + info.length - 1)];
   for (std::int64_t h = 0; h < dataset.prediction_length(); ++h) {
-    t += step;
-    while (business_days && weekday_of(t) >= 5) t += kMicrosPerDay;
+    t += step.step;
+    while (step.business_days && weekday_of(t) >= 5) t += kMicrosPerDay;
     out.push_back(t);
   }
   return out;
@@ -152,6 +158,8 @@ TrainingBatch gather_future_batch(const TimeSeriesDataset& dataset,
   std::int64_t* out_dc = in.decoder_categoricals.data_ptr<std::int64_t>();
   std::int64_t* out_series = batch.series.data_ptr<std::int64_t>();
   std::int64_t* out_times = batch.decoder_times.data_ptr<std::int64_t>();
+  double* out_center = batch.target_center.data_ptr<double>();
+  double* out_scale = batch.target_scale.data_ptr<double>();
 
   for (std::int64_t i = 0; i < b; ++i) {
     const std::uint32_t s = series[static_cast<std::size_t>(i)];
@@ -178,14 +186,24 @@ TrainingBatch gather_future_batch(const TimeSeriesDataset& dataset,
     const std::int64_t base = info.offset + info.length - enc;
 
     // Encoder: the last encoder_length rows, as fill_sample scales them.
+    const ScalerStats target = dataset.target_normalization(s, info.length - enc);
+    out_center[i] = target.mean;
+    out_scale[i] = target.scale;
     for (std::size_t j = 0; j < historical_reals.size(); ++j) {
       const std::vector<float>* column = encoder_real_columns[j];
-      const ScalerStats st = column ? stats_of(historical_reals[j]) : ScalerStats{};
+      const bool is_target = historical_reals[j] == schema.target;
+      const ScalerStats st = column && !is_target ? stats_of(historical_reals[j]) : ScalerStats{};
       for (std::int64_t t = 0; t < enc; ++t) {
-        out_er[(i * enc + t) * w.encoder_reals + static_cast<std::int64_t>(j)] =
-            column ? scaled((*column)[static_cast<std::size_t>(base + t)], st)
-                   : static_cast<float>((static_cast<double>(t) - static_cast<double>(enc)) *
-                                        inv_enc);
+        float value;
+        if (!column) {
+          value = static_cast<float>((static_cast<double>(t) - static_cast<double>(enc)) * inv_enc);
+        } else if (is_target) {
+          value = static_cast<float>(
+              dataset.normalize_target((*column)[static_cast<std::size_t>(base + t)], target));
+        } else {
+          value = scaled((*column)[static_cast<std::size_t>(base + t)], st);
+        }
+        out_er[(i * enc + t) * w.encoder_reals + static_cast<std::int64_t>(j)] = value;
       }
     }
     for (std::size_t j = 0; j < historical_cats.size(); ++j) {

@@ -37,6 +37,7 @@ data:
   missing_values: forward_fill
   na_values: ["", NA, "n/a"]
   scaling: global
+  target_normalizer: {scope: series, center: statistic, method: robust, transformation: log1p}
 windows:
   encoder_length: 30
   prediction_length: 7
@@ -149,6 +150,10 @@ TFT_TEST(test_full_config_values) {
   assert_true(c.data.missing_values == tft::MissingValuePolicy::ForwardFill);
   assert_int_equal(c.data.na_values.size(), 3);
   assert_true(c.data.scaling == tft::ScalingMode::Global);
+  assert_true(c.data.target_normalizer.scope == tft::TargetScope::Series);
+  assert_true(c.data.target_normalizer.center == tft::TargetCenter::Statistic);
+  assert_true(c.data.target_normalizer.method == tft::TargetMethod::Robust);
+  assert_true(c.data.target_normalizer.transformation == tft::TargetTransformation::Log1p);
   assert_false(c.split.validation_fraction.has_value());
   assert_int_equal(*c.split.validation_steps, 60);
   assert_int_equal(c.model.unit_chunks.at("attention_1"), 2);
@@ -334,6 +339,11 @@ TFT_TEST(test_validation_errors_point_at_the_key) {
        "line 5: data.known_categoricals[0]: relative_time_idx is a real"},
       {"  format: feather\n",
        "line 5: data.format: unsupported format \"feather\" (expected: auto, csv or parquet)"},
+      {"  target_normalizer: {scope: series}\n",
+       "line 5: data.target_normalizer.center: last needs data.target_normalizer.scope encoder"},
+      {"  target_normalizer: {transformation: sqrt}\n",
+       "line 5: data.target_normalizer.transformation: unknown value \"sqrt\" (expected one of: "
+       "none, log, log1p, softplus)"},
   };
   for (const Case& c : data_cases) {
     std::string text = kMinimal;

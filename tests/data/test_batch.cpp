@@ -1,6 +1,7 @@
 // Batch gathering into TFTBatch tensors: shapes, dtypes, values (against the dataset's own
 // columns and scalers), empty groups, unscaling back to original units, and a forward pass of
 // the model on a gathered batch.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "common/error.h"
 #include "config/train_config.h"
 #include "data/batch.h"
+#include "data/target_normalizer.h"
 #include "data/csv_reader.h"
 #include "data/time_series_dataset.h"
 #include "model/tft_model.h"
@@ -70,7 +72,10 @@ void expect_shape(const torch::Tensor& t, std::vector<std::int64_t> shape, torch
 }  // namespace
 
 TFT_TEST(test_shapes_dtypes_and_values) {
-  const TrainConfig c = full_config();
+  TrainConfig c = full_config();
+  // The target scaled like the other reals, so the scaler's figures check it.
+  c.data.target_normalizer = {tft::TargetScope::Series, tft::TargetCenter::Statistic,
+                              tft::TargetMethod::Standard, tft::TargetTransformation::None};
   const TimeSeriesDataset ds = load(shop_csv(), c);
   const std::vector<Window> windows = {ds.training_windows()[0], ds.training_windows()[9],
                                        ds.validation_windows().back()};
@@ -140,7 +145,7 @@ TFT_TEST(test_shapes_dtypes_and_values) {
                       "2023-03-20");
 
   // Back to original units.
-  const torch::Tensor restored = tft::unscale_target(ds, batch.series, batch.targets);
+  const torch::Tensor restored = tft::unscale_target(ds, batch, batch.targets);
   for (std::int64_t b = 0; b < 3; ++b) {
     const Window& w = windows[static_cast<std::size_t>(b)];
     const std::size_t row0 = static_cast<std::size_t>(ds.series()[w.series].offset) + w.start + 5;
@@ -150,9 +155,13 @@ TFT_TEST(test_shapes_dtypes_and_values) {
   }
   // Quantile predictions [B, T, Q] broadcast the same way.
   const torch::Tensor q = batch.targets.unsqueeze(-1).repeat({1, 1, 3});
-  assert_true(torch::allclose(tft::unscale_target(ds, batch.series, q).select(2, 1), restored));
-  TFT_ASSERT_THROWS_WITH(tft::unscale_target(ds, batch.series.to(torch::kInt32), q),
-                         tft::DataError, "series must be a [B] int64 tensor");
+  assert_true(torch::allclose(tft::unscale_target(ds, batch, q).select(2, 1), restored));
+  tft::TrainingBatch broken = batch;
+  broken.target_scale = broken.target_scale.to(torch::kFloat32);
+  TFT_ASSERT_THROWS_WITH(tft::unscale_target(ds, broken, q), tft::DataError,
+                         "target_center and target_scale must be [B] float64 tensors");
+  TFT_ASSERT_THROWS_WITH(tft::unscale_target(ds, batch, q.narrow(0, 0, 2)), tft::DataError,
+                         "values must have the batch size 3");
   TFT_ASSERT_THROWS_WITH(tft::gather_batch(ds, {Window{99, 0}}), tft::DataError,
                          "window 0 names series 99, but the dataset has 3");
 
@@ -178,10 +187,92 @@ TFT_TEST(test_empty_groups_and_empty_batch) {
   expect_shape(batch.inputs.decoder_reals, {2, 1, 0}, torch::kFloat32, "decoder_reals");
   expect_shape(batch.inputs.decoder_categoricals, {2, 1, 0}, torch::kInt64, "decoder_cats");
   // y over all four rows (no validation): mean 3.75.
-  assert_true(std::fabs(tft::unscale_target(ds, batch.series, batch.targets)[1][0].item<float>() - 8.0f) < 1e-5);
+  assert_true(std::fabs(tft::unscale_target(ds, batch, batch.targets)[1][0].item<float>() - 8.0f) < 1e-5);
   const tft::TrainingBatch none = tft::gather_batch(ds, {});
   expect_shape(none.inputs.encoder_reals, {0, 2, 1}, torch::kFloat32, "empty encoder_reals");
   expect_shape(none.targets, {0, 1}, torch::kFloat32, "empty targets");
+}
+
+// The target normalised per window from its encoder steps: each of the normaliser's settings
+// against the formula, computed here from the raw column, and back to original units.
+TFT_TEST(encoder_normalisation_follows_each_window) {
+  using tft::TargetCenter;
+  using tft::TargetMethod;
+  using tft::TargetScope;
+  using tft::TargetTransformation;
+  const std::vector<tft::TargetNormalizerConfig> settings = {
+      {TargetScope::Encoder, TargetCenter::Last, TargetMethod::Standard, TargetTransformation::None},
+      {TargetScope::Encoder, TargetCenter::Statistic, TargetMethod::Standard,
+       TargetTransformation::None},
+      {TargetScope::Encoder, TargetCenter::Statistic, TargetMethod::Robust,
+       TargetTransformation::Log},
+      {TargetScope::Encoder, TargetCenter::Last, TargetMethod::Robust,
+       TargetTransformation::Softplus},
+      {TargetScope::Series, TargetCenter::Statistic, TargetMethod::Robust,
+       TargetTransformation::Log1p},
+  };
+  for (const auto& setting : settings) {
+    TrainConfig c = full_config();
+    c.data.target_normalizer = setting;
+    const TimeSeriesDataset ds = load(shop_csv(), c);
+    const std::vector<float>& sales = ds.real_column("sales");
+    const std::vector<Window> windows = {ds.training_windows()[3], ds.validation_windows()[1]};
+    const tft::TrainingBatch batch = tft::gather_batch(ds, windows);
+    const auto t = [&](double y) { return tft::transform_target(setting.transformation, y); };
+    for (std::size_t b = 0; b < windows.size(); ++b) {
+      const auto first = static_cast<std::size_t>(ds.series()[windows[b].series].offset) +
+                         windows[b].start;
+      std::vector<double> encoder;
+      for (std::size_t i = 0; i < 5; ++i) encoder.push_back(t(sales[first + i]));
+      double center = 0.0, scale = 0.0;
+      if (setting.scope == TargetScope::Series) {
+        const tft::ScalerStats fitted = ds.target_stats(windows[b].series);
+        center = fitted.mean;
+        scale = fitted.scale;
+      } else if (setting.method == TargetMethod::Standard) {
+        for (double v : encoder) center += v / 5.0;
+        for (double v : encoder) scale += (v - center) * (v - center) / 5.0;
+        scale = std::sqrt(scale);
+      } else {
+        std::vector<double> sorted = encoder;
+        std::sort(sorted.begin(), sorted.end());  // 5 values: quartiles at ranks 1 and 3
+        center = sorted[2];
+        scale = 0.5 * (sorted[3] - sorted[1]);
+      }
+      if (setting.center == TargetCenter::Last) center = encoder.back();
+      const double got_center = batch.target_center[static_cast<std::int64_t>(b)].item<double>();
+      const double got_scale = batch.target_scale[static_cast<std::int64_t>(b)].item<double>();
+      if (std::fabs(got_center - center) > 1e-9 * std::max(1.0, std::fabs(center)) ||
+          std::fabs(got_scale - scale) > 1e-9 * std::max(1.0, scale)) {
+        fail_msg("%s/%s/%s/%s: center %.9g scale %.9g, expected %.9g and %.9g",
+                 tft::to_string(setting.scope), tft::to_string(setting.center),
+                 tft::to_string(setting.method), tft::to_string(setting.transformation),
+                 got_center, got_scale, center, scale);
+      }
+      // The encoder's target input (the last encoder real) and the decoder targets.
+      for (std::int64_t i = 0; i < 5; ++i) {
+        const double expected = (t(sales[first + static_cast<std::size_t>(i)]) - center) / scale;
+        assert_true(std::fabs(batch.inputs.encoder_reals[static_cast<std::int64_t>(b)][i][3]
+                                  .item<float>() - expected) < 1e-5);
+      }
+      for (std::int64_t h = 0; h < 3; ++h) {
+        const double y = sales[first + 5 + static_cast<std::size_t>(h)];
+        assert_true(std::fabs(batch.targets[static_cast<std::int64_t>(b)][h].item<float>() -
+                              (t(y) - center) / scale) < 1e-5);
+      }
+    }
+    // Back to original units through the inverse transformation.
+    const torch::Tensor restored = tft::unscale_target(ds, batch, batch.targets);
+    for (std::size_t b = 0; b < windows.size(); ++b) {
+      const auto first = static_cast<std::size_t>(ds.series()[windows[b].series].offset) +
+                         windows[b].start + 5;
+      for (std::int64_t h = 0; h < 3; ++h) {
+        const float y = sales[first + static_cast<std::size_t>(h)];
+        assert_true(std::fabs(restored[static_cast<std::int64_t>(b)][h].item<float>() - y) <
+                    1e-3f * std::max(1.0f, y));
+      }
+    }
+  }
 }
 
 TFT_TEST(test_gathered_batch_feeds_the_model) {
@@ -205,6 +296,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_shapes_dtypes_and_values),
       cmocka_unit_test(test_empty_groups_and_empty_batch),
+      cmocka_unit_test(encoder_normalisation_follows_each_window),
       cmocka_unit_test(test_gathered_batch_feeds_the_model),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

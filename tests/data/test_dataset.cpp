@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "data/target_normalizer.h"
 #include "config/train_config.h"
 #include "config/train_config_io.h"
 #include "data/categorical_encoder.h"
@@ -392,6 +393,28 @@ TFT_TEST(test_append_series_windows_directly) {
 // ---------------------------------------------------------------------------------------
 // Scaling and encoders
 
+TFT_TEST(target_outside_the_transformation_domain_is_an_error) {
+  TrainConfig c = base_config();
+  const std::string rows = "g,t,y\nA,0,3\nA,1,0.5\nA,2,0\nA,3,2\nA,4,1\nA,5,-0.5\n";
+  c.data.target_normalizer.transformation = tft::TargetTransformation::Log;
+  expect_data_error(rows, c,
+                    "data.csv:4: column 'y': value 0 is outside the domain of "
+                    "data.target_normalizer.transformation 'log' (values must be > 0)");
+  c.data.target_normalizer.transformation = tft::TargetTransformation::Softplus;
+  expect_data_error(rows, c, "data.csv:4: column 'y': value 0 is outside the domain");
+  c.data.target_normalizer.transformation = tft::TargetTransformation::Log1p;
+  const TimeSeriesDataset ds = load(rows, c);  // every value is above -1
+  assert_true(std::fabs(ds.denormalize_target(ds.normalize_target(-0.5, {0.25, 2.0}),
+                                              {0.25, 2.0}) + 0.5) < 1e-12);
+  assert_true(std::fabs(tft::inverse_transform_target(
+                            tft::TargetTransformation::Softplus,
+                            tft::transform_target(tft::TargetTransformation::Softplus, 1e-3)) -
+                        1e-3) < 1e-15);
+  // Large values neither overflow nor lose the value (log(exp(y) - 1) ~ y).
+  assert_true(tft::transform_target(tft::TargetTransformation::Softplus, 800.0) == 800.0);
+  assert_true(tft::inverse_transform_target(tft::TargetTransformation::Softplus, 800.0) == 800.0);
+}
+
 TFT_TEST(test_scaling_fitted_on_training_part_only) {
   TrainConfig c = base_config();
   c.split.validation_steps = 2;
@@ -527,9 +550,22 @@ TFT_TEST(test_transforms_json_and_fitted_loading) {
   TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(nlohmann::json::object()),
                          tft::DataError, "data transforms: expected an object");
   nlohmann::json wrong_version = ds.transforms().to_json();
-  wrong_version["version"] = 2;
+  wrong_version["version"] = 3;
   TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(wrong_version), tft::DataError,
-                         "unsupported version 2");
+                         "unsupported version 3");
+  // Version 1 files (before data.target_normalizer) read as the series scaling they used.
+  nlohmann::json version_1 = ds.transforms().to_json();
+  version_1["version"] = 1;
+  version_1.erase("target_normalizer");
+  const tft::TargetNormalizerConfig old = tft::DataTransforms::from_json(version_1).target_normalizer;
+  assert_true(old.scope == tft::TargetScope::Series && old.center == tft::TargetCenter::Statistic &&
+              old.method == tft::TargetMethod::Standard &&
+              old.transformation == tft::TargetTransformation::None);
+  nlohmann::json unknown_center = ds.transforms().to_json();
+  unknown_center["target_normalizer"]["center"] = "first";
+  TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(unknown_center), tft::DataError,
+                         "target_normalizer.center: unknown value \"first\" (expected one of: "
+                         "statistic, last)");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -538,6 +574,9 @@ TFT_TEST(test_transforms_json_and_fitted_loading) {
 TFT_TEST(test_derived_features_and_sample_values) {
   TrainConfig c = base_config();
   c.data.time_column = "date";
+  // The target as it is (scaling none): the sample shows the file's values.
+  c.data.target_normalizer.scope = tft::TargetScope::Series;
+  c.data.target_normalizer.center = tft::TargetCenter::Statistic;
   c.data.group_columns.clear();
   c.data.known_reals = {"month", "relative_time_idx"};
   c.data.known_categoricals = {{"day_of_week", 0}, {"hour", 0}};
@@ -739,6 +778,7 @@ int main() {
       cmocka_unit_test(test_drop_row_removes_a_series_left_without_rows),
       cmocka_unit_test(test_windows_and_split_do_not_leak),
       cmocka_unit_test(test_append_series_windows_directly),
+      cmocka_unit_test(target_outside_the_transformation_domain_is_an_error),
       cmocka_unit_test(test_scaling_fitted_on_training_part_only),
       cmocka_unit_test(test_scaler_round_trip),
       cmocka_unit_test(test_categorical_encoder_and_unknown_bucket),

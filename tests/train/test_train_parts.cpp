@@ -306,11 +306,20 @@ TFT_TEST(test_window_after_the_data) {
   // 11 ... 15 of its encoder) shares row 15 with the window after the data (rows 15 ... 19).
   const tft::TrainingBatch last = tft::gather_batch(ds, {ds.validation_windows().back()});
   assert_int_equal(ds.validation_windows().back().start, 11);
-  for (int column = 0; column < 3; ++column) {  // price, relative_time_idx, v
-    assert_true(b.inputs.encoder_reals[0][0][column].item<float>() ==
-                    last.inputs.encoder_reals[0][4][column].item<float>() ||
-                column == 1);
-  }
+  assert_true(b.inputs.encoder_reals[0][0][0].item<float>() ==
+              last.inputs.encoder_reals[0][4][0].item<float>());  // price
+  // The target v is normalised per window (scope encoder): the same value in original units.
+  const tft::ScalerStats future_norm{b.target_center[0].item<double>(),
+                                     b.target_scale[0].item<double>()};
+  const tft::ScalerStats last_norm{last.target_center[0].item<double>(),
+                                   last.target_scale[0].item<double>()};
+  assert_true(std::fabs(ds.denormalize_target(b.inputs.encoder_reals[0][0][2].item<float>(),
+                                              future_norm) -
+                        ds.denormalize_target(last.inputs.encoder_reals[0][4][2].item<float>(),
+                                              last_norm)) < 1e-4);
+  const tft::ScalerStats expected_norm =
+      ds.target_normalization(0, ds.series()[0].length - ds.encoder_length());
+  assert_true(future_norm.mean == expected_norm.mean && future_norm.scale == expected_norm.scale);
   assert_true(b.inputs.encoder_reals[0][4][1].item<float>() ==
               last.inputs.encoder_reals[0][4][1].item<float>());
   assert_true(b.inputs.encoder_categoricals[0][0][0].item<std::int64_t>() ==
