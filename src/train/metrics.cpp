@@ -1,6 +1,8 @@
 #include "train/metrics.h"
 
 #include <cmath>
+#include <limits>
+#include <utility>
 
 #include <ATen/ops/abs.h>
 #include <ATen/ops/maximum.h>
@@ -24,9 +26,20 @@ MetricAccumulator::MetricAccumulator(std::vector<double> quantiles)
     : quantiles_(std::move(quantiles)),
       p50_(quantile_index(quantiles_, 0.5)),
       p90_(quantile_index(quantiles_, 0.9)),
-      quantile_levels_(at::tensor(quantiles_, at::kDouble)) {}
+      quantile_levels_(at::tensor(quantiles_, at::kDouble)),
+      at_or_below_(quantiles_.size(), 0.0) {}
 
 namespace {
+
+// Indices of the lowest and the highest quantile level.
+std::pair<std::size_t, std::size_t> outer_quantiles(const std::vector<double>& quantiles) {
+  std::size_t lowest = 0, highest = 0;
+  for (std::size_t i = 1; i < quantiles.size(); ++i) {
+    if (quantiles[i] < quantiles[lowest]) lowest = i;
+    if (quantiles[i] > quantiles[highest]) highest = i;
+  }
+  return {lowest, highest};
+}
 
 // Pinball loss of every element, [B, T, Q] (double).
 at::Tensor pinball(const at::Tensor& prediction, const at::Tensor& target,
@@ -63,22 +76,38 @@ void MetricAccumulator::add(const at::Tensor& prediction, const at::Tensor& targ
         at::abs(yo - po.select(-1, static_cast<std::int64_t>(*p50_))).sum().item<double>();
   }
   if (p90_) ql90_sum_ += quantile_loss_sum(*p90_);
+  // Calibration: how often the target falls at or below each quantile's forecast.
+  const at::Tensor at_or_below = (yo.unsqueeze(-1) <= po);  // [B, T, Q]
+  for (std::size_t q = 0; q < quantiles_.size(); ++q) {
+    at_or_below_[q] +=
+        at_or_below.select(-1, static_cast<std::int64_t>(q)).sum().item<double>();
+  }
+  if (quantiles_.size() >= 2) {
+    const auto [lowest, highest] = outer_quantiles(quantiles_);
+    const at::Tensor inside = (po.select(-1, static_cast<std::int64_t>(lowest)) <= yo)
+                                  .logical_and(yo <= po.select(-1, static_cast<std::int64_t>(highest)));
+    inside_interval_ += inside.sum().item<double>();
+  }
 }
 
 std::vector<double> MetricAccumulator::totals() const {
-  return {loss_sum_,
-          static_cast<double>(loss_count_),
-          ql50_sum_,
-          ql90_sum_,
-          abs_target_sum_,
-          abs_error50_sum_,
-          static_cast<double>(points_),
-          static_cast<double>(windows_)};
+  std::vector<double> totals{loss_sum_,
+                             static_cast<double>(loss_count_),
+                             ql50_sum_,
+                             ql90_sum_,
+                             abs_target_sum_,
+                             abs_error50_sum_,
+                             static_cast<double>(points_),
+                             static_cast<double>(windows_),
+                             inside_interval_};
+  totals.insert(totals.end(), at_or_below_.begin(), at_or_below_.end());
+  return totals;
 }
 
 void MetricAccumulator::set_totals(const std::vector<double>& totals) {
-  if (totals.size() != 8) {
-    throw InvalidArgumentError("MetricAccumulator::set_totals: expected 8 numbers, got " +
+  if (totals.size() != 9 + quantiles_.size()) {
+    throw InvalidArgumentError("MetricAccumulator::set_totals: expected " +
+                               std::to_string(9 + quantiles_.size()) + " numbers, got " +
                                std::to_string(totals.size()));
   }
   loss_sum_ = totals[0];
@@ -89,6 +118,8 @@ void MetricAccumulator::set_totals(const std::vector<double>& totals) {
   abs_error50_sum_ = totals[5];
   points_ = static_cast<std::int64_t>(totals[6]);
   windows_ = static_cast<std::int64_t>(totals[7]);
+  inside_interval_ = totals[8];
+  at_or_below_.assign(totals.begin() + 9, totals.end());
 }
 
 ValidationMetrics MetricAccumulator::result() const {
@@ -104,8 +135,22 @@ ValidationMetrics MetricAccumulator::result() const {
     m.mae_p50 = abs_error50_sum_ / static_cast<double>(points_);
   }
   if (p90_) m.q_risk_p90 = 2.0 * ql90_sum_ / denominator;
+  const auto points = static_cast<double>(points_);
+  for (const double count : at_or_below_) m.coverage.push_back(count / points);
+  if (quantiles_.size() >= 2) m.interval_coverage = inside_interval_ / points;
   return m;
 }
+
+namespace {
+
+template <typename J>
+J coverage_json(const std::vector<double>& coverage) {
+  J list = J::array();
+  for (const double value : coverage) list.push_back(json_number<J>(value));
+  return list;
+}
+
+}  // namespace
 
 nlohmann::ordered_json validation_metrics_to_json(const ValidationMetrics& m) {
   using J = nlohmann::ordered_json;
@@ -114,6 +159,8 @@ nlohmann::ordered_json validation_metrics_to_json(const ValidationMetrics& m) {
   j["q_risk_p50"] = json_number<J>(m.q_risk_p50);
   j["q_risk_p90"] = json_number<J>(m.q_risk_p90);
   j["mae_p50"] = json_number<J>(m.mae_p50);
+  j["coverage"] = coverage_json<J>(m.coverage);
+  j["interval_coverage"] = json_number<J>(m.interval_coverage);
   j["windows"] = m.windows;
   return j;
 }
@@ -127,6 +174,8 @@ nlohmann::ordered_json epoch_metrics_to_json(const EpochMetrics& m) {
   j["q_risk_p50"] = json_number<J>(m.validation.q_risk_p50);
   j["q_risk_p90"] = json_number<J>(m.validation.q_risk_p90);
   j["mae_p50"] = json_number<J>(m.validation.mae_p50);
+  j["coverage"] = coverage_json<J>(m.validation.coverage);
+  j["interval_coverage"] = json_number<J>(m.validation.interval_coverage);
   j["validation_windows"] = m.validation.windows;
   j["learning_rate"] = m.learning_rate;
   j["seconds"] = m.seconds;
@@ -148,6 +197,18 @@ EpochMetrics epoch_metrics_from_json(const nlohmann::json& j) {
   m.validation.q_risk_p90 = json_get_number_or_nan(j, "q_risk_p90", where);
   m.validation.mae_p50 = json_get_number_or_nan(j, "mae_p50", where);
   m.validation.windows = json_get_int(j, "validation_windows", where);
+  if (j.contains("coverage")) {
+    const nlohmann::json& coverage = json_get(j, "coverage", where);
+    if (!coverage.is_array()) throw IoError(where + ": key 'coverage': expected a list");
+    for (const auto& value : coverage) {
+      m.validation.coverage.push_back(value.is_number()
+                                          ? value.get<double>()
+                                          : std::numeric_limits<double>::quiet_NaN());
+    }
+  }
+  if (j.contains("interval_coverage")) {
+    m.validation.interval_coverage = json_get_number_or_nan(j, "interval_coverage", where);
+  }
   m.learning_rate = json_get_number(j, "learning_rate", where);
   m.seconds = json_get_number(j, "seconds", where);
   m.samples_per_second = json_get_number(j, "samples_per_second", where);

@@ -8,6 +8,10 @@
 //               units (predictions and targets unscaled with their series' statistics); given
 //               for P50 and P90 when the model forecasts those quantiles
 //   MAE P50     mean |y - y_hat_0.5| in original units
+//   coverage    per quantile q: the fraction of targets at or below the forecast y_hat_q (a
+//               calibrated forecast has coverage q)
+//   interval coverage  the fraction of targets between the lowest and the highest quantile's
+//               forecasts, both included (P10-P90: 80% when calibrated)
 //
 // Sums are accumulated in double, in batch order, so a run's metrics are reproducible.
 #pragma once
@@ -27,6 +31,8 @@ struct ValidationMetrics {
   double q_risk_p50 = std::numeric_limits<double>::quiet_NaN();  // NaN: no 0.5 quantile
   double q_risk_p90 = std::numeric_limits<double>::quiet_NaN();  // NaN: no 0.9 quantile
   double mae_p50 = std::numeric_limits<double>::quiet_NaN();
+  std::vector<double> coverage;  // one per quantile, in the model's order; empty: none
+  double interval_coverage = std::numeric_limits<double>::quiet_NaN();  // NaN: < 2 quantiles
   std::int64_t windows = 0;  // 0: no validation set (every figure NaN)
 };
 
@@ -71,19 +77,22 @@ class MetricAccumulator {
   double loss_sum_ = 0.0;
   std::int64_t loss_count_ = 0;  // elements x quantiles
   double ql50_sum_ = 0.0, ql90_sum_ = 0.0, abs_target_sum_ = 0.0, abs_error50_sum_ = 0.0;
+  std::vector<double> at_or_below_;  // per quantile: targets at or below its forecast
+  double inside_interval_ = 0.0;      // targets between the lowest and highest quantile
   std::int64_t points_ = 0;  // elements (windows x horizon steps)
   std::int64_t windows_ = 0;
 };
 
 // JSON of one epoch, as written to metrics.jsonl (NaN figures as null):
 // {"epoch", "train_loss", "validation_loss", "q_risk_p50", "q_risk_p90", "mae_p50",
-//  "validation_windows", "learning_rate", "seconds", "samples_per_second",
-//  "peak_activation_bytes", "best", "steps", "allreduce_seconds"}; the last two may be absent
-// (files written before they existed) and then read as 0
+//  "coverage", "interval_coverage", "validation_windows", "learning_rate", "seconds",
+//  "samples_per_second", "peak_activation_bytes", "best", "steps", "allreduce_seconds"};
+// "coverage" is a list in the model's quantile order. Files written before "coverage",
+// "interval_coverage", "steps" and "allreduce_seconds" existed read as empty, NaN, 0 and 0.
 nlohmann::ordered_json epoch_metrics_to_json(const EpochMetrics& metrics);
 // Reads that JSON back (IoError when a key is missing or mistyped).
 EpochMetrics epoch_metrics_from_json(const nlohmann::json& json);
-// {"loss", "q_risk_p50", "q_risk_p90", "mae_p50", "windows"}
+// {"loss", "q_risk_p50", "q_risk_p90", "mae_p50", "coverage", "interval_coverage", "windows"}
 nlohmann::ordered_json validation_metrics_to_json(const ValidationMetrics& metrics);
 
 }  // namespace tft

@@ -1,6 +1,8 @@
 #include "train/progress_printer.h"
 
 #include <cmath>
+#include <cstdio>
+
 #include <unistd.h>
 
 namespace tft {
@@ -41,8 +43,21 @@ std::string epoch_line(const TrainProgress& p) {
   line += metric("train", m->train_loss, "%.4f");
   line += metric("val", m->validation.loss, "%.4f");
   line += metric("q-risk P50", m->validation.q_risk_p50, "%.4f");
+  if (p.baselines != nullptr && std::isfinite(p.baselines->naive.q_risk_p50)) {
+    // The baselines' P50 beside the model's: "(naive 0.0136, seasonal 0.0181)".
+    char beside[96];
+    std::snprintf(beside, sizeof beside, " (naive %.4f", p.baselines->naive.q_risk_p50);
+    line += beside;
+    if (p.baselines->seasonal_naive.windows > 0) {
+      std::snprintf(beside, sizeof beside, ", seasonal %.4f",
+                    p.baselines->seasonal_naive.q_risk_p50);
+      line += beside;
+    }
+    line += ")";
+  }
   line += metric("P90", m->validation.q_risk_p90, "%.4f");
   line += metric("MAE P50", m->validation.mae_p50, "%.4g");
+  line += metric("coverage", 100.0 * m->validation.interval_coverage, "%.0f%%");
   line += metric("lr", m->learning_rate, "%.3g");
   line += metric("samples/s", m->samples_per_second, "%.0f");
   line += "  act " + format_bytes(m->peak_activation_bytes);

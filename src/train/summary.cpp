@@ -16,6 +16,8 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   j["best_epoch"] = r.best_epoch;
   j["initial_validation_loss"] = json_number<J>(r.initial_validation_loss);
   j["validation"] = validation_metrics_to_json(r.validation);
+  j["baselines"] = baseline_scores_to_json(r.baselines);
+  j["warnings"] = r.warnings;
   j["epochs_run"] = r.epochs_run;
   j["resumed_from_epoch"] = r.resumed_from_epoch;
   j["resumed_from_step"] = r.resumed_from_step;
@@ -88,6 +90,26 @@ std::string summary_text(const TrainReport& r) {
   line("saved model: q-risk P50", number(r.validation.q_risk_p50, "%.4f"));
   line("saved model: q-risk P90", number(r.validation.q_risk_p90, "%.4f"));
   line("saved model: MAE P50", number(r.validation.mae_p50));
+  // Between the lowest and the highest quantile: P10-P90 with the default quantiles.
+  line("saved model: interval coverage", percent(r.validation.interval_coverage));
+  if (!r.validation.coverage.empty()) {
+    std::string coverage;
+    for (const double c : r.validation.coverage) coverage += (coverage.empty() ? "" : ", ") + percent(c);
+    line("saved model: coverage per quantile", coverage);
+  }
+  if (r.baselines.naive.windows > 0) {
+    line("naive forecast: q-risk P50, P90", number(r.baselines.naive.q_risk_p50, "%.4f") + ", " +
+                                               number(r.baselines.naive.q_risk_p90, "%.4f"));
+  }
+  if (r.baselines.seasonal_naive.windows > 0) {
+    line("seasonal naive: q-risk P50, P90",
+         number(r.baselines.seasonal_naive.q_risk_p50, "%.4f") + ", " +
+             number(r.baselines.seasonal_naive.q_risk_p90, "%.4f") + " (m = " +
+             std::to_string(r.baselines.seasonality) + ", " + r.baselines.seasonality_source + ")");
+  } else if (r.baselines.naive.windows > 0) {
+    line("seasonal naive", "not scored (" + r.baselines.seasonality_source + ")");
+  }
+  for (const std::string& warning : r.warnings) line("warning", warning);
   line("validation windows", std::to_string(r.validation.windows));
   line("training time", number(r.train_seconds, "%.1f") + " s");
   line("samples/s", number(r.samples_per_second, "%.0f"));

@@ -11,6 +11,7 @@
 
 #include <optional>
 
+#include "train/baselines.h"
 #include "train/checkpoint_plan.h"
 #include "train/metrics.h"
 
@@ -32,6 +33,8 @@ struct TrainProgress {
   std::int64_t peak_activation_bytes = 0;  // largest step of the epoch so far
   double learning_rate = 0.0;
   const EpochMetrics* metrics = nullptr;  // Kind::Epoch only; valid during the call
+  // Kind::Epoch only, with a validation set: the baselines on the same windows.
+  const BaselineScores* baselines = nullptr;
 };
 
 // Returns false to cancel: train() then throws CancelledError (see Trainer::train).
@@ -76,6 +79,10 @@ struct TrainReport {
   std::int64_t peak_activation_bytes = 0;  // largest training step, checkpointing as configured
   // Validation metrics of the model the run ends with (the best epoch's weights).
   ValidationMetrics validation;
+  // The naive and seasonal-naive forecasts on the same windows (train/baselines.h).
+  BaselineScores baselines;
+  // baseline_warnings(validation, baselines): the model loses to a baseline.
+  std::vector<std::string> warnings;
   // Measured at the end of the run on one training batch (Trainer::memory_report()).
   MemoryReport memory;
   std::string output_directory;  // where the run wrote its files

@@ -366,6 +366,11 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
   } else if (has_validation) {
     st.initial_validation_loss = evaluate().loss;
   }
+  // Forecasts without a model, on the same windows: what the model has to beat.
+  const BaselineScores baselines =
+      has_validation ? score_baselines(s.dataset, s.dataset.validation_windows(),
+                                       s.model->config().quantiles, s.config.model.seasonality)
+                     : BaselineScores{};
 
   const std::vector<at::Tensor> parameters = s.model->parameters();
   // Gradients exist from the start (zeros), so no step's activation peak counts their
@@ -602,6 +607,7 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
         p.peak_activation_bytes = peak;
         p.learning_rate = lr;
         p.metrics = &m;
+        if (has_validation) p.baselines = &baselines;
         if (!progress(p)) {
           if (s.parallel->world_size() == 1) cancelled(epoch, 0, steps);
           stop_wanted = true;
@@ -640,6 +646,8 @@ TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
       st.train_seconds > 0 ? static_cast<double>(st.train_samples) / st.train_seconds : 0.0;
   report.peak_activation_bytes = st.peak_activation_bytes;
   report.validation = evaluate();
+  report.baselines = baselines;
+  if (has_validation) report.warnings = baseline_warnings(report.validation, baselines);
   report.output_directory = out.string();
   if (!s.parallel->writes_outputs()) return report;  // rank 0 writes the run's files
 

@@ -1,0 +1,152 @@
+#include "train/baselines.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <nlohmann/json.hpp>
+#include <torch/types.h>
+
+#include "common/format.h"
+#include "data/batch.h"
+#include "train/future_window.h"
+
+namespace tft {
+
+namespace {
+
+constexpr std::int64_t kMicrosPerHour = 3'600'000'000LL;
+constexpr std::int64_t kMicrosPerDay = 24 * kMicrosPerHour;
+constexpr std::size_t kWindowsPerBatch = 256;
+
+// The point forecast of horizon step h for a window whose last encoder row is `last`.
+using PointForecast = double (*)(const std::vector<float>& target, std::size_t last,
+                                 std::int64_t h, std::int64_t seasonality);
+
+double naive_forecast(const std::vector<float>& target, std::size_t last, std::int64_t,
+                      std::int64_t) {
+  return target[last];
+}
+
+double seasonal_naive_forecast(const std::vector<float>& target, std::size_t last,
+                               std::int64_t h, std::int64_t m) {
+  const std::int64_t seasons_back = (h + m) / m;  // ceil((h + 1) / m)
+  return target[last + 1 + static_cast<std::size_t>(h) -
+                static_cast<std::size_t>(seasons_back * m)];
+}
+
+ValidationMetrics score(const TimeSeriesDataset& dataset, const std::vector<Window>& windows,
+                        const std::vector<double>& quantiles, PointForecast forecast,
+                        std::int64_t seasonality) {
+  MetricAccumulator metrics(quantiles);
+  const std::vector<float>& target = dataset.real_column(dataset.schema().target);
+  const std::int64_t steps = dataset.prediction_length();
+  const auto q = static_cast<std::int64_t>(quantiles.size());
+  for (std::size_t begin = 0; begin < windows.size(); begin += kWindowsPerBatch) {
+    const std::vector<Window> part(
+        windows.begin() + static_cast<std::ptrdiff_t>(begin),
+        windows.begin() + static_cast<std::ptrdiff_t>(std::min(windows.size(),
+                                                               begin + kWindowsPerBatch)));
+    const TrainingBatch batch = gather_batch(dataset, part);
+    const auto b = static_cast<std::int64_t>(part.size());
+    torch::Tensor original = torch::empty({b, steps, q}, torch::kFloat32);
+    torch::Tensor normalized = torch::empty({b, steps, q}, torch::kFloat32);
+    float* o = original.data_ptr<float>();
+    float* n = normalized.data_ptr<float>();
+    const double* center = batch.target_center.data_ptr<double>();
+    const double* scale = batch.target_scale.data_ptr<double>();
+    for (std::int64_t i = 0; i < b; ++i) {
+      const Window& w = part[static_cast<std::size_t>(i)];
+      const auto last = static_cast<std::size_t>(dataset.series()[w.series].offset + w.start +
+                                                 dataset.encoder_length() - 1);
+      const ScalerStats stats{center[i], scale[i]};
+      for (std::int64_t h = 0; h < steps; ++h) {
+        const double value = forecast(target, last, h, seasonality);
+        const auto z = static_cast<float>(dataset.normalize_target(value, stats));
+        for (std::int64_t k = 0; k < q; ++k) {
+          o[(i * steps + h) * q + k] = static_cast<float>(value);
+          n[(i * steps + h) * q + k] = z;
+        }
+      }
+    }
+    metrics.add(normalized, batch.targets, original, unscale_target(dataset, batch, batch.targets));
+  }
+  return metrics.result();
+}
+
+}  // namespace
+
+std::int64_t infer_seasonality(const TimeSeriesDataset& dataset, std::string& source) {
+  if (dataset.series().empty()) {
+    source = "no series";
+    return 0;
+  }
+  if (dataset.time_kind() == TimeKind::Integer) {
+    source = "integer times have no known season; set model.seasonality";
+    return 0;
+  }
+  const SeriesTimeStep step = series_time_step(dataset, 0);
+  if (step.step == kMicrosPerHour) {
+    source = "hourly data";
+    return 24;
+  }
+  if (step.step == kMicrosPerDay) {
+    source = step.business_days ? "business-daily data" : "daily data";
+    return step.business_days ? 5 : 7;
+  }
+  source = "no season known for a time step of " +
+           shortest_double(static_cast<double>(step.step) / 1e6) +
+           " s; set model.seasonality";
+  return 0;
+}
+
+BaselineScores score_baselines(const TimeSeriesDataset& dataset,
+                               const std::vector<Window>& windows,
+                               const std::vector<double>& quantiles,
+                               std::int64_t configured_seasonality) {
+  BaselineScores scores;
+  scores.naive = score(dataset, windows, quantiles, naive_forecast, 0);
+  if (configured_seasonality > 0) {
+    scores.seasonality = configured_seasonality;
+    scores.seasonality_source = "model.seasonality";
+  } else {
+    scores.seasonality = infer_seasonality(dataset, scores.seasonality_source);
+  }
+  if (scores.seasonality > dataset.encoder_length()) {
+    scores.seasonality_source += ": not scored, longer than windows.encoder_length " +
+                                 std::to_string(dataset.encoder_length());
+  } else if (scores.seasonality > 0) {
+    scores.seasonal_naive =
+        score(dataset, windows, quantiles, seasonal_naive_forecast, scores.seasonality);
+  }
+  return scores;
+}
+
+nlohmann::ordered_json baseline_scores_to_json(const BaselineScores& scores) {
+  nlohmann::ordered_json j;
+  j["naive"] = validation_metrics_to_json(scores.naive);
+  j["seasonal_naive"] = scores.seasonal_naive.windows > 0
+                            ? validation_metrics_to_json(scores.seasonal_naive)
+                            : nlohmann::ordered_json();
+  j["seasonality"] = scores.seasonality;
+  j["seasonality_source"] = scores.seasonality_source;
+  return j;
+}
+
+std::vector<std::string> baseline_warnings(const ValidationMetrics& metrics,
+                                           const BaselineScores& scores) {
+  std::vector<std::string> warnings;
+  const auto check = [&](const ValidationMetrics& baseline, const std::string& name) {
+    if (baseline.windows == 0 || !(metrics.q_risk_p50 >= baseline.q_risk_p50)) return;
+    char figures[96];
+    std::snprintf(figures, sizeof figures, "%.4f is no better than the %s forecast's %.4f",
+                  metrics.q_risk_p50, name.c_str(), baseline.q_risk_p50);
+    warnings.push_back("the model's validation q-risk P50 " + std::string(figures) +
+                       ": its P50 adds nothing over repeating past values (see "
+                       "docs/config.md, data.target_normalizer)");
+  };
+  check(scores.naive, "naive");
+  check(scores.seasonal_naive, "seasonal-naive (m = " + std::to_string(scores.seasonality) + ")");
+  return warnings;
+}
+
+}  // namespace tft
