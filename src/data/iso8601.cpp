@@ -113,6 +113,7 @@ std::optional<ParsedTime> parse_iso8601(std::string_view text, std::string* why)
     }
     if (pos < text.size()) {
       const char sign = text[pos];
+      f.has_zone = true;
       if (sign == 'Z' || sign == 'z') {
         ++pos;
       } else if (sign == '+' || sign == '-') {
@@ -167,7 +168,7 @@ DateTimeFields fields_from_micros(std::int64_t micros) {
   return f;
 }
 
-std::string format_iso8601(std::int64_t micros, bool date_only) {
+std::string format_iso8601(std::int64_t micros, bool date_only, bool utc_designator) {
   const DateTimeFields f = fields_from_micros(micros);
   char buf[48];
   if (date_only) {
@@ -175,13 +176,13 @@ std::string format_iso8601(std::int64_t micros, bool date_only) {
     return buf;
   }
   if (f.microsecond != 0) {
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06dZ", f.year, f.month, f.day,
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06d", f.year, f.month, f.day,
                   f.hour, f.minute, f.second, f.microsecond);
   } else {
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02dZ", f.year, f.month, f.day,
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d", f.year, f.month, f.day,
                   f.hour, f.minute, f.second);
   }
-  return buf;
+  return utc_designator ? std::string(buf) + "Z" : std::string(buf);
 }
 
 }  // namespace tft

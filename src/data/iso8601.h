@@ -35,6 +35,7 @@ struct DateTimeFields {
   int microsecond = 0;   // 0-999999
   int offset_minutes = 0;  // east of UTC; 0 for Z or no designator
   bool has_time = false;   // false for a bare date
+  bool has_zone = false;   // a Z or an offset was written
 };
 
 struct ParsedTime {
@@ -57,7 +58,8 @@ int day_of_week(int year, int month, int day);
 DateTimeFields fields_from_micros(std::int64_t micros);
 
 // UTC text of an instant: "2020-03-01" when `date_only` (the instant must be a midnight),
-// else "2020-03-01T14:30:05Z", with ".123456" when it has a fraction.
-std::string format_iso8601(std::int64_t micros, bool date_only);
+// else "2020-03-01T14:30:05Z", with ".123456" when it has a fraction, and without the Z when
+// not `utc_designator` (times read without a zone are written back without one).
+std::string format_iso8601(std::int64_t micros, bool date_only, bool utc_designator = true);
 
 }  // namespace tft

@@ -352,6 +352,7 @@ class ParquetRowSource final : public RowSource {
         const std::int64_t utc = static_cast<const arrow::TimestampArray&>(array).Value(i);
         cell.kind = Cell::Kind::Timestamp;
         cell.integer = timestamp_micros(utc, unit, position, column.name);
+        cell.has_zone = local != nullptr;
         cell.local = local == nullptr
                          ? cell.integer
                          : timestamp_micros(static_cast<const arrow::TimestampArray&>(*local).Value(i),

@@ -32,6 +32,7 @@ struct Cell {
   double real = 0.0;
   std::int64_t integer = 0;
   std::int64_t local = 0;
+  bool has_zone = false;  // Timestamp: the column has a time zone
 };
 
 class RowSource {

@@ -614,6 +614,7 @@ class DatasetBuilder {
         return c.integer;
       case Cell::Kind::Timestamp:
         if (!time_decided_) decide_time_kind(false, TimeKind::DateTime, line);
+        if (c.has_zone) ds_.times_have_zone_ = true;
         // Calendar features read the wall clock of the column's time zone, as for a CSV
         // time written with its offset. Only they need the fields (a sixth of the reading
         // time when computed for every row).
@@ -655,6 +656,7 @@ class DatasetBuilder {
                   "not an ISO 8601 date or date-time: " + shown(v) + " (" + why + ")");
     }
     if (parsed->fields.has_time) ds_.time_kind_ = TimeKind::DateTime;
+    if (parsed->fields.has_zone) ds_.times_have_zone_ = true;
     fields = parsed->fields;
     return parsed->micros;
   }
@@ -1298,7 +1300,7 @@ TimeSeriesDataset TimeSeriesDataset::from_source(RowSource& source, const TrainC
 
 std::string TimeSeriesDataset::format_time(std::int64_t value) const {
   if (time_kind_ == TimeKind::Integer) return std::to_string(value);
-  return format_iso8601(value, time_kind_ == TimeKind::Date);
+  return format_iso8601(value, time_kind_ == TimeKind::Date, times_have_zone_);
 }
 
 const std::vector<float>& TimeSeriesDataset::real_column(const std::string& name) const {

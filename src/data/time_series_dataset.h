@@ -130,7 +130,8 @@ class TimeSeriesDataset {
   std::int64_t encoder_length() const { return encoder_length_; }
   std::int64_t prediction_length() const { return prediction_length_; }
   TimeKind time_kind() const { return time_kind_; }
-  // A time value as text: the integer, "2020-03-01" (Date) or "2020-03-01T14:30:00Z".
+  // A time value as text: the integer, "2020-03-01" (Date), or a date-time as it was read:
+  // "2020-03-01T14:30:00" when no time carried a zone, else in UTC, "2020-03-01T14:30:00Z".
   std::string format_time(std::int64_t value) const;
 
   const std::vector<Window>& training_windows() const { return training_windows_; }
@@ -182,6 +183,7 @@ class TimeSeriesDataset {
   std::int64_t encoder_length_ = 0;
   std::int64_t prediction_length_ = 0;
   TimeKind time_kind_ = TimeKind::Integer;
+  bool times_have_zone_ = false;  // some time was written with Z, an offset, or a zone
 
   std::vector<std::int64_t> times_;
   std::vector<std::string> real_names_;

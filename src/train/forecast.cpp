@@ -50,6 +50,11 @@ void append_forecasts(const TimeSeriesDataset& dataset, const TrainingBatch& bat
 
 }  // namespace
 
+std::string series_label(const TimeSeriesDataset& dataset, std::size_t series) {
+  const SeriesInfo& info = dataset.series().at(series);
+  return info.group_values.empty() ? dataset.schema().target : info.label;
+}
+
 void for_each_batch_output(TFTModel& model, const TimeSeriesDataset& dataset,
                            const std::vector<Window>& windows, std::int64_t batch_size,
                            const c10::Device& device,

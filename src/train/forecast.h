@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include <c10/core/Device.h>
@@ -43,6 +44,10 @@ struct Predictions {
   // Over the validation windows (empty when there are none).
   Interpretation interpretation;
 };
+
+// How outputs name a series: its group values ('A', store=1, item=2), or the target's name
+// for the one series of a file without data.group_columns.
+std::string series_label(const TimeSeriesDataset& dataset, std::size_t series);
 
 // Calls `fn(batch, output)` for each batch of `windows` in order (eval mode, no grad).
 void for_each_batch_output(TFTModel& model, const TimeSeriesDataset& dataset,

@@ -36,7 +36,7 @@ std::string float_text(float value) {
 
 std::string forecast_csv(const TimeSeriesDataset& dataset, const Predictions& predictions,
                          const std::vector<std::string>& group_columns) {
-  std::string out;
+  std::string out = "kind,";
   if (group_columns.empty()) {
     out += "series";
   } else {
@@ -52,7 +52,7 @@ std::string forecast_csv(const TimeSeriesDataset& dataset, const Predictions& pr
     const SeriesInfo& info = dataset.series()[f.series];
     std::string series;
     if (group_columns.empty()) {
-      series = csv_field(info.label);
+      series = csv_field(series_label(dataset, f.series));
     } else {
       for (std::size_t i = 0; i < info.group_values.size(); ++i) {
         series += (i > 0 ? "," : "") + csv_field(info.group_values[i]);
@@ -60,6 +60,7 @@ std::string forecast_csv(const TimeSeriesDataset& dataset, const Predictions& pr
     }
     const std::string origin = csv_field(dataset.format_time(f.origin));
     for (std::size_t h = 0; h < f.times.size(); ++h) {
+      out += f.future ? "future," : "validation,";
       out += series;
       out += ',';
       out += origin;

@@ -195,7 +195,7 @@ std::string forecast_svg(const TimeSeriesDataset& dataset, const Predictions& pr
     auto Y = [&](double v) { return py1 - (v - y_lo) / (y_hi - y_lo) * (py1 - py0); };
 
     svg << "<g>\n<text x=\"" << num(px0) << "\" y=\"" << num(top + 20)
-        << "\" font-size=\"12\" font-weight=\"bold\">series " << xml_escape(info.label)
+        << "\" font-size=\"12\" font-weight=\"bold\">series " << xml_escape(series_label(dataset, panel.series))
         << "</text>\n";
     svg << "<rect x=\"" << num(px0) << "\" y=\"" << num(py0) << "\" width=\"" << num(px1 - px0)
         << "\" height=\"" << num(py1 - py0) << "\" fill=\"none\" stroke=\"#999\"/>\n";

@@ -30,6 +30,7 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   memory["checkpointed_peak_bytes"] = r.memory.checkpointed_peak_bytes;
   memory["unchecked_peak_bytes"] = r.memory.unchecked_peak_bytes;
   memory["checkpoint_summary"] = r.memory.checkpoint_summary;
+  memory["checkpointed_units"] = r.memory.checkpointed_units;
   memory["boundary_dtype"] = r.memory.boundary_dtype;
   memory["units"] = r.memory.num_units;
   memory["predicted_savings"] = json_number<J>(r.memory.predicted_savings);
@@ -68,6 +69,17 @@ std::string resumed_text(const TrainReport& r) {
     return " (resumed after epoch " + std::to_string(r.resumed_from_epoch) + ")";
   }
   return "";
+}
+
+// "every unit (6)", "none of 6 units", or "historical_encoder, lstm_encoder (2 of 6 units)".
+std::string checkpointing_text(const MemoryReport& m) {
+  const std::size_t n = m.checkpointed_units.size();
+  const std::string total = std::to_string(m.num_units);
+  if (n == 0) return "none of " + total + " units";
+  if (n == m.num_units) return "every unit (" + total + ")";
+  std::string names;
+  for (const std::string& name : m.checkpointed_units) names += (names.empty() ? "" : ", ") + name;
+  return names + " (" + std::to_string(n) + " of " + total + " units)";
 }
 
 }  // namespace
@@ -114,16 +126,16 @@ std::string summary_text(const TrainReport& r) {
   line("training time", number(r.train_seconds, "%.1f") + " s");
   line("samples/s", number(r.samples_per_second, "%.0f"));
   line("device", r.memory.device);
-  line("checkpointing", r.memory.checkpoint_summary + " (" + std::to_string(r.memory.num_units) +
-                            " units)");
+  line("checkpointing", checkpointing_text(r.memory));
   line("checkpoint boundaries", r.memory.boundary_dtype);
   line("quantization-aware training", r.quantization);
   line("peak activation: training", format_bytes(r.peak_activation_bytes));
   line("peak activation: checkpointed step", format_bytes(r.memory.checkpointed_peak_bytes));
   line("peak activation: unchecked step", format_bytes(r.memory.unchecked_peak_bytes));
   line("activation savings: measured", percent(r.memory.measured_savings));
-  line("activation savings: predicted", percent(r.memory.predicted_savings));
-  line("compute overhead: predicted", number(r.memory.predicted_compute_overhead, "%.2fx"));
+  line("activation savings: seed formula", percent(r.memory.predicted_savings) +
+                                               " (counts units, not bytes)");
+  line("compute overhead: seed formula", number(r.memory.predicted_compute_overhead, "%.2fx"));
   if (r.memory.plan) {
     line("checkpoint plan", r.memory.plan->summary());
     for (const PlannedUnit& u : r.memory.plan->units) {

@@ -43,6 +43,9 @@ using ProgressCallback = std::function<bool(const TrainProgress&)>;
 struct MemoryReport {
   std::string device;
   std::string checkpoint_summary;  // CheckpointConfig::summary()
+  // The units that recompute in backward, by name, in the model's order (with a plan: the
+  // units it checkpoints, wholly or in part).
+  std::vector<std::string> checkpointed_units;
   // How checkpointed segments kept their inputs: "float32", "bfloat16" or "int8"
   // (checkpoint.boundary_dtype). The measured peaks below are with these boundaries.
   std::string boundary_dtype = "float32";
@@ -51,8 +54,10 @@ struct MemoryReport {
   std::int64_t checkpointed_peak_bytes = 0;  // checkpointing as configured
   std::int64_t unchecked_peak_bytes = 0;     // checkpointing off
   double measured_savings = 0.0;   // 1 - checkpointed / unchecked
-  double predicted_savings = 0.0;  // CheckpointConfig::memory_savings(num_units)
-  double predicted_compute_overhead = 1.0;  // CheckpointConfig::compute_overhead(num_units)
+  // The seed's formulas (CheckpointConfig::memory_savings and compute_overhead of num_units),
+  // which count units, not bytes: estimates beside the measured figures.
+  double predicted_savings = 0.0;
+  double predicted_compute_overhead = 1.0;
   // dynamic(n, fraction): the budget planner's measured plan, which the model runs.
   std::optional<CheckpointPlan> plan;
 };

@@ -283,6 +283,17 @@ MemoryReport Trainer::memory_report() {
   r.checkpoint_summary = s.config.checkpoint.summary();
   if (s.plan) r.checkpoint_summary += " -> " + s.plan->chosen();
   r.boundary_dtype = boundary_dtype_name(effective.boundary_dtype);
+  const std::vector<UnitInfo> unit_infos = s.model->units();
+  for (std::size_t i = 0; i < unit_infos.size(); ++i) {
+    bool checkpointed = effective.should_checkpoint(i);
+    if (s.plan) {
+      checkpointed = false;
+      for (const PlannedUnit& planned : s.plan->units) {
+        if (planned.name == unit_infos[i].name) checkpointed = planned.checkpointed();
+      }
+    }
+    if (checkpointed) r.checkpointed_units.push_back(unit_infos[i].name);
+  }
   r.plan = s.plan;
   r.num_units = units;
   r.predicted_savings = s.config.checkpoint.memory_savings(units);

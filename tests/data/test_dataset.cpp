@@ -601,6 +601,18 @@ TFT_TEST(test_derived_features_and_sample_values) {
   assert_int_equal(hour[2], ds.transforms().encoders.at("hour").encode("23"));
   assert_int_equal(hour[4], ds.transforms().encoders.at("hour").encode("0"));
   assert_string_equal(ds.format_time(ds.times()[2]).c_str(), "2022-01-02T04:00:00Z");
+  // Date-times read without a zone are written back without one.
+  {
+    TrainConfig naive = base_config();
+    naive.data.time_column = "date";
+    naive.data.group_columns.clear();
+    const TimeSeriesDataset local =
+        load("date,y\n2022-01-01T10:00,1\n2022-01-01T11:00,2\n2022-01-01T12:00,3\n"
+             "2022-01-01T13:00,4\n2022-01-01T14:00:30.5,5\n",
+             naive);
+    assert_string_equal(local.format_time(local.times()[0]).c_str(), "2022-01-01T10:00:00");
+    assert_string_equal(local.format_time(local.times()[4]).c_str(), "2022-01-01T14:00:30.500000");
+  }
   assert_string_equal(ds.series()[0].label.c_str(), "(all rows)");
 
   // One sample, window start 1: encoder rows 1, 2; decoder rows 3, 4.

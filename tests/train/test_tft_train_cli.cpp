@@ -84,7 +84,8 @@ TFT_TEST(test_trains_and_writes_files) {
   if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
   assert_true(r.out.find("Training summary") != std::string::npos);
   assert_true(r.out.find("q-risk P50") != std::string::npos);
-  assert_true(r.out.find("Uniform checkpointing every 1 layers") != std::string::npos);
+  assert_true(r.out.find("checkpointing                      every unit (6)") !=
+              std::string::npos);
   for (const char* name : {"model/weights.pt", "forecast.csv", "forecast.svg", "summary.json",
                            "interpretation.json", "metrics.jsonl", "snapshots/last.pt"}) {
     if (!fs::exists(out / name)) fail_msg("missing %s", name);
@@ -98,7 +99,8 @@ TFT_TEST(test_trains_and_writes_files) {
                    out.string() + "' --resume --no-gradient-checkpointing");
   if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
   assert_true(r.out.find("(resumed after epoch 2)") != std::string::npos);
-  assert_true(r.out.find("No checkpointing") != std::string::npos);
+  assert_true(r.out.find("checkpointing                      none of 6 units") !=
+              std::string::npos);
 
   // --use-qat with checkpointing; --set reaches any dotted key.
   const fs::path qat = dir / "qat";

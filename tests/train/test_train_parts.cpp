@@ -343,16 +343,25 @@ TFT_TEST(test_progress_printer_and_summary) {
   m.train_loss = 0.5;
   m.validation.loss = 0.25;
   m.validation.q_risk_p50 = 0.1;
+  m.validation.interval_coverage = 0.786;
+  tft::BaselineScores baselines;
+  baselines.naive.q_risk_p50 = 0.1881;
+  baselines.naive.windows = 4;
+  baselines.seasonal_naive.q_risk_p50 = 0.125;
+  baselines.seasonal_naive.windows = 4;
   tft::TrainProgress epoch = step;
   epoch.kind = tft::TrainProgress::Kind::Epoch;
   epoch.metrics = &m;
+  epoch.baselines = &baselines;
   assert_true(plain(epoch));
   std::rewind(file);
   char buf[512] = {};
   const std::size_t n = std::fread(buf, 1, sizeof buf - 1, file);
   std::fclose(file);
   const std::string text(buf, n);
-  assert_true(text.rfind("epoch 1/2  train 0.5000  val 0.2500  q-risk P50 0.1000", 0) == 0);
+  assert_true(text.rfind("epoch 1/2  train 0.5000  val 0.2500  q-risk P50 0.1000 (naive 0.1881, "
+                         "seasonal 0.1250)  coverage 79%",
+                         0) == 0);
   assert_int_equal(std::count(text.begin(), text.end(), '\n'), 1);  // steps print nothing
   assert_true(text.find('\r') == std::string::npos);
 
@@ -360,12 +369,27 @@ TFT_TEST(test_progress_printer_and_summary) {
   report.epochs_run = 4;
   report.early_stopped = true;
   report.memory.checkpoint_summary = "Uniform checkpointing every 1 layers";
+  report.memory.num_units = 3;
+  report.memory.checkpointed_units = {"a", "b", "c"};
   report.memory.measured_savings = 0.5;
+  report.baselines = baselines;
+  report.validation.q_risk_p50 = 0.2;
+  report.warnings = tft::baseline_warnings(report.validation, baselines);
+  assert_int_equal(static_cast<int>(report.warnings.size()), 2);
   report.memory.boundary_dtype = "int8";
   const std::string summary = tft::summary_text(report);
   assert_true(summary.find("checkpoint boundaries") != std::string::npos);
   assert_true(tft::summary_json(report)["memory"]["boundary_dtype"] == "int8");
   assert_true(summary.find("4 (early stopped)") != std::string::npos);
+  assert_true(summary.find("checkpointing                      every unit (3)") !=
+              std::string::npos);
+  assert_true(summary.find("every 1 layers") == std::string::npos);
+  assert_true(summary.find("naive forecast: q-risk P50, P90    0.1881") != std::string::npos);
+  assert_true(summary.find("warning                            the model's validation q-risk "
+                           "P50 0.2000 is no better than the naive forecast's 0.1881") !=
+              std::string::npos);
+  report.memory.checkpointed_units = {"b"};
+  assert_true(tft::summary_text(report).find("b (1 of 3 units)") != std::string::npos);
   assert_true(summary.find("activation savings: measured       50.0%") != std::string::npos);
   assert_true(tft::summary_json(report)["memory"]["measured_savings"] == 0.5);
   assert_string_equal(tft::float_text(1455.22f).c_str(), "1455.22");

@@ -100,15 +100,23 @@ TFT_TEST(test_learns_writes_outputs_and_saved_model_predicts_bitwise) {
   assert_int_equal(first_epoch.at("epoch").get<int>(), 1);
   assert_true(first_epoch.contains("q_risk_p90"));
   const std::string csv = read_text(out / "forecast.csv");
-  assert_true(csv.rfind("series,origin,time,horizon,q0.1,q0.5,q0.9,actual\n", 0) == 0);
+  assert_true(csv.rfind("kind,series,origin,time,horizon,q0.1,q0.5,q0.9,actual\n", 0) == 0);
   // The future windows: one per series, 4 steps each, no actual.
-  assert_true(csv.find("a,119,120,1,") != std::string::npos);
-  assert_true(csv.find("c,119,123,4,") != std::string::npos);
+  assert_true(csv.find("\nfuture,a,119,120,1,") != std::string::npos);
+  assert_true(csv.find("\nfuture,c,119,123,4,") != std::string::npos);
+  assert_true(csv.find("\nvalidation,a,") != std::string::npos);
+  assert_true(csv.find(",\n") != std::string::npos);  // a future row's empty actual
   const auto summary = nlohmann::json::parse(read_text(out / "summary.json"));
   for (const char* key : {"final_validation_loss", "best_validation_loss", "validation",
                           "epochs_run", "samples_per_second", "memory"}) {
     if (!summary.contains(key)) fail_msg("summary.json lacks %s", key);
   }
+  // The baselines on the same windows, and calibration.
+  assert_true(summary.at("baselines").at("naive").at("windows").get<int>() ==
+              summary.at("validation").at("windows").get<int>());
+  assert_int_equal(summary.at("validation").at("coverage").size(), 3);
+  assert_true(summary.at("validation").at("interval_coverage").is_number());
+  assert_true(first_epoch.at("coverage").size() == 3);
   assert_true(summary.at("memory").contains("predicted_savings"));
   assert_true(summary.at("memory").contains("measured_savings"));
   assert_string_equal(summary.at("memory").at("checkpoint_summary").get<std::string>().c_str(),
