@@ -190,6 +190,11 @@ std::optional<ConfigProblem> training_problem(const TrainingConfig& t) {
                    "must be in (0, 1) (got " + number(s.factor) + ")");
   }
   if (auto p = at_least("training.lr_schedule.patience", s.patience, 1)) return p;
+  if (!(s.threshold >= 0.0 && s.threshold < 1.0)) {
+    return problem("training.lr_schedule.threshold",
+                   "must be in [0, 1) (got " + shortest_double(s.threshold) + ")");
+  }
+  if (auto p = at_least("training.lr_schedule.cooldown", s.cooldown, 0)) return p;
   if (!(finite(s.min_lr) && s.min_lr >= 0.0)) {
     return problem("training.lr_schedule.min_lr",
                    "must be a non-negative number (got " + number(s.min_lr) + ")");
@@ -324,6 +329,8 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
       t.lr_schedule.kind == u.lr_schedule.kind && t.lr_schedule.factor == u.lr_schedule.factor &&
       t.lr_schedule.patience == u.lr_schedule.patience &&
       t.lr_schedule.min_lr == u.lr_schedule.min_lr &&
+      t.lr_schedule.threshold == u.lr_schedule.threshold &&
+      t.lr_schedule.cooldown == u.lr_schedule.cooldown &&
       t.early_stopping_patience == u.early_stopping_patience &&
       t.snapshot_every_steps == u.snapshot_every_steps && t.seed == u.seed &&
       t.threads == u.threads && t.device == u.device &&

@@ -182,6 +182,10 @@ struct LrScheduleConfig {
   double factor = 0.5;    // in (0, 1)
   std::int64_t patience = 3;  // epochs, >= 1
   double min_lr = 1e-6;   // >= 0
+  // A loss counts as better only below best * (1 - threshold) (PyTorch's relative mode);
+  // in [0, 1).
+  double threshold = 0.0;
+  std::int64_t cooldown = 0;  // epochs after a reduction whose losses count as neither, >= 0
 };
 
 // Used only when the process is started as one rank of several (torchrun's WORLD_SIZE > 1, or

@@ -380,6 +380,13 @@ const std::vector<Field>& fields() {
     }));
     f.push_back(number("training.lr_schedule.min_lr",
                        [](TrainConfig& c) -> double& { return c.training.lr_schedule.min_lr; }));
+    f.push_back(number("training.lr_schedule.threshold", [](TrainConfig& c) -> double& {
+      return c.training.lr_schedule.threshold;
+    }));
+    f.push_back(non_negative_int("training.lr_schedule.cooldown",
+                                 [](TrainConfig& c) -> std::int64_t& {
+                                   return c.training.lr_schedule.cooldown;
+                                 }));
     f.push_back(non_negative_int(
         "training.early_stopping_patience",
         [](TrainConfig& c) -> std::int64_t& { return c.training.early_stopping_patience; }));

@@ -262,6 +262,7 @@ class DatasetBuilder {
     ds_.prediction_length_ = config_.windows.prediction_length;
     plan();
     read_rows();
+    reject_time_of_day_on_dates();
     group_rows();
     split();
     encode_categoricals();
@@ -661,6 +662,27 @@ class DatasetBuilder {
     return parsed->micros;
   }
 
+  // `hour` of a time column that holds dates only would be the constant 0: an input that
+  // tells nothing, most likely a mistake about the column.
+  void reject_time_of_day_on_dates() const {
+    if (ds_.time_kind_ != TimeKind::Date) return;
+    const auto named = [](const std::vector<std::string>& names) {
+      return std::find(names.begin(), names.end(), "hour") != names.end();
+    };
+    const auto named_categorical = [](const std::vector<CategoricalColumn>& columns) {
+      return std::any_of(columns.begin(), columns.end(),
+                         [](const CategoricalColumn& c) { return c.name == "hour"; });
+    };
+    if (header_index_.count("hour") == 0 &&
+        (named(data_.known_reals) || named(data_.unknown_reals) ||
+         named_categorical(data_.known_categoricals) ||
+         named_categorical(data_.unknown_categoricals))) {
+      throw DataError(source_.name() + ": column '" + data_.time_column +
+                      "' holds dates only, so the derived feature 'hour' would be 0 in every "
+                      "row; remove it, or give the times of day");
+    }
+  }
+
   std::string time_text(std::int64_t t) const {
     if (time_integer_) return std::to_string(t);
     return format_iso8601(t, ds_.time_kind_ == TimeKind::Date);
@@ -802,17 +824,22 @@ class DatasetBuilder {
 
       // Order within the series.
       if (st.rows > 0 && t <= st.last_time) {
+        // Without group columns a time that repeats or restarts is most often the next series.
+        const std::string hint =
+            group_cols_.empty() ? "; if the file holds several series, name the columns that "
+                                  "tell them apart in data.group_columns"
+                                : "";
         if (t == st.last_time) {
           fail_column(line, data_.time_column,
                       "duplicate time " + time_text(t) + " in series " +
                           ds_.series_[s].label + " (also at " +
-                          source_.position_text(st.last_line) + ")");
+                          source_.position_text(st.last_line) + ")" + hint);
         }
         fail_column(line, data_.time_column,
                     "time " + time_text(t) + " is before " + time_text(st.last_time) +
                         " of the previous row of series " + ds_.series_[s].label + " (" +
                         source_.position_text(st.last_line) +
-                        "); rows of a series must be in increasing time order");
+                        "); rows of a series must be in increasing time order" + hint);
       }
       // Static columns: constant within the series.
       if (!st.static_set) {

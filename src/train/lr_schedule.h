@@ -1,10 +1,12 @@
 // The learning-rate schedule: reduce on plateau (as torch.optim.lr_scheduler.ReduceLROnPlateau
-// in mode "min" with threshold 0 and no cooldown), or a constant rate.
+// in mode "min", threshold_mode "rel"), or a constant rate.
 //
 // After each epoch the trainer reports the monitored loss (validation loss, or training loss
-// without a validation set). A loss strictly below the best so far resets the count of bad
-// epochs; after `patience` bad epochs in a row the rate becomes max(rate * factor, min_lr) and
-// the count starts again. The state is plain data so a snapshot can store and restore it.
+// without a validation set). A loss below best * (1 - threshold) becomes the best and resets
+// the count of bad epochs; any other counts one, except during the `cooldown` epochs after a
+// reduction, which count nothing. After `patience` bad epochs in a row the rate becomes
+// max(rate * factor, min_lr) and the count starts again. (PyTorch reduces after patience + 1.)
+// The state is plain data so a snapshot can store and restore it.
 #pragma once
 
 #include <cstdint>
@@ -23,6 +25,7 @@ class LrSchedule {
     double best = std::numeric_limits<double>::infinity();
     std::int64_t bad_epochs = 0;
     std::int64_t reductions = 0;
+    std::int64_t cooldown_left = 0;  // epochs of cooldown still to come
   };
 
   LrSchedule(const LrScheduleConfig& config, double initial_learning_rate);
@@ -34,7 +37,8 @@ class LrSchedule {
   const State& state() const { return state_; }
   void set_state(const State& state) { state_ = state; }
 
-  // {"learning_rate": ..., "best": ... (null while infinite), "bad_epochs": ..., "reductions": ...}
+  // {"learning_rate": ..., "best": ... (null while infinite), "bad_epochs": ..., "reductions": ...,
+  //  "cooldown_left": ...} (cooldown_left absent in older snapshots: 0)
   static nlohmann::json state_to_json(const State& state);
   // ConfigError when a field is missing or has the wrong type.
   static State state_from_json(const nlohmann::json& json);

@@ -436,7 +436,8 @@ TFT_TEST(test_dotted_get) {
       {"training.lr_schedule.kind", "reduce_on_plateau"},
       {"training.lr_schedule.min_lr", "1e-05"},
       {"training.lr_schedule",
-       "{kind: reduce_on_plateau, factor: 0.3, patience: 2, min_lr: 1e-05}"},
+       "{kind: reduce_on_plateau, factor: 0.3, patience: 2, min_lr: 1e-05, threshold: 0.0, "
+       "cooldown: 0}"},
       {"data.path", "/srv/tft/data/sales.csv"},
       {"data.delimiter", "\";\""},
       {"data.group_columns", "[store, item]"},

@@ -393,6 +393,32 @@ TFT_TEST(test_append_series_windows_directly) {
 // ---------------------------------------------------------------------------------------
 // Scaling and encoders
 
+TFT_TEST(errors_hint_at_the_likely_mistake) {
+  // Two series one after the other, without data.group_columns: the time restarts.
+  TrainConfig c = base_config();
+  c.data.group_columns.clear();
+  expect_data_error("t,y\n0,1\n1,2\n2,3\n0,4\n1,5\n2,6\n", c,
+                    "data.csv:5: column 't': time 0 is before 2 of the previous row of series "
+                    "(all rows) (line 4); rows of a series must be in increasing time order; if "
+                    "the file holds several series, name the columns that tell them apart in "
+                    "data.group_columns");
+  expect_data_error("t,y\n0,1\n1,2\n1,3\n", c, "tell them apart in data.group_columns");
+  // hour of a date-only time column would be the constant 0.
+  c.data.time_column = "date";
+  c.data.known_categoricals = {{"hour", 0}};
+  expect_data_error("date,y\n2024-01-01,1\n2024-01-02,2\n2024-01-03,3\n2024-01-04,4\n"
+                    "2024-01-05,5\n",
+                    c,
+                    "data.csv: column 'date' holds dates only, so the derived feature 'hour' "
+                    "would be 0 in every row");
+  // With times of day it is a feature.
+  const TimeSeriesDataset hours = load(
+      "date,y\n2024-01-01T01:00,1\n2024-01-01T02:00,2\n2024-01-01T03:00,3\n"
+      "2024-01-01T04:00,4\n2024-01-01T05:00,5\n",
+      c);
+  assert_int_equal(static_cast<int>(hours.num_rows()), 5);
+}
+
 TFT_TEST(target_outside_the_transformation_domain_is_an_error) {
   TrainConfig c = base_config();
   const std::string rows = "g,t,y\nA,0,3\nA,1,0.5\nA,2,0\nA,3,2\nA,4,1\nA,5,-0.5\n";
@@ -790,6 +816,7 @@ int main() {
       cmocka_unit_test(test_drop_row_removes_a_series_left_without_rows),
       cmocka_unit_test(test_windows_and_split_do_not_leak),
       cmocka_unit_test(test_append_series_windows_directly),
+      cmocka_unit_test(errors_hint_at_the_likely_mistake),
       cmocka_unit_test(target_outside_the_transformation_domain_is_an_error),
       cmocka_unit_test(test_scaling_fitted_on_training_part_only),
       cmocka_unit_test(test_scaler_round_trip),

@@ -62,6 +62,26 @@ TFT_TEST(test_reduce_on_plateau) {
       tft::LrSchedule::state_from_json(tft::LrSchedule::state_to_json({}));
   assert_true(std::isinf(fresh.best));
 
+  // A threshold: only a relative improvement of more than 10% counts; a cooldown: the epoch
+  // after a reduction counts nothing.
+  tft::LrScheduleConfig strict = config;
+  strict.threshold = 0.1;
+  strict.cooldown = 1;
+  tft::LrSchedule patient(strict, 1.0);
+  assert_true(patient.step(10.0) == 1.0);  // better than infinity
+  assert_true(patient.step(9.5) == 1.0);   // not 10% better: 1 bad epoch
+  assert_true(patient.step(8.0) == 1.0);   // 20% better: the best, count reset
+  assert_true(patient.step(7.5) == 1.0);   // 1 bad
+  assert_true(patient.step(7.4) == 0.5);   // 2 bad: reduce, cooldown starts
+  assert_true(patient.step(9.0) == 0.5);   // cooldown: not counted
+  assert_true(patient.step(9.0) == 0.5);   // 1 bad
+  assert_int_equal(patient.state().cooldown_left, 0);
+  assert_true(patient.step(9.0) == 0.25);  // 2 bad: reduce
+  assert_int_equal(patient.state().cooldown_left, 1);
+  assert_int_equal(tft::LrSchedule::state_from_json(tft::LrSchedule::state_to_json(patient.state()))
+                       .cooldown_left,
+                   1);
+
   config.kind = tft::LrScheduleKind::None;
   tft::LrSchedule constant(config, 0.3);
   for (int i = 0; i < 5; ++i) assert_true(constant.step(1.0) == 0.3);
