@@ -5,6 +5,7 @@
 //             [--epochs N]
 //             [--output DIR] [--use-gradient-checkpointing | --no-gradient-checkpointing]
 //             [--use-qat] [--set KEY=VALUE]... [--resume] [--threads N] [--seed N] [--device cpu|cuda|cuda:N] [--nproc N]
+//   tft-train predict --model DIR [--data FILE] [--output DIR]     (predict_command.h)
 //
 // Data parallelism (docs/distributed.md): started by torchrun (or any launcher that sets RANK,
 // WORLD_SIZE, MASTER_ADDR, MASTER_PORT) it trains as one rank of the job; --nproc N starts N
@@ -41,6 +42,7 @@
 #include "config/train_config.h"
 #include "config/train_config_io.h"
 #include "local_launcher.h"
+#include "predict_command.h"
 #include "train/progress_printer.h"
 #include "train/summary.h"
 #include "train/trainer.h"
@@ -138,9 +140,12 @@ int main(int argc, char** argv) {
                "YAML config.",
                "tft-train"};
   Options o;
-  app.add_option("--config", o.config, "training config (YAML, see docs/config.md)")
-      ->required()
-      ->type_name("FILE");
+  CLI::Option* config_option =
+      app.add_option("--config", o.config, "training config (YAML, see docs/config.md)")
+          ->type_name("FILE");
+  tft_train::PredictOptions predict_options;
+  CLI::App* predict = tft_train::add_predict_command(app, predict_options);
+  app.require_subcommand(0, 1);
   CLI::Option* data =
       app.add_option("--data", o.data, "data file instead of data.path (CSV, or Parquet by its "
                                        "extension or data.format)")
@@ -189,6 +194,20 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help
     return fail(kExitUsage, std::string(e.what()) + " (see tft-train --help)");
+  }
+  if (predict->parsed()) {
+    try {
+      tft_train::run_predict(predict_options);
+      return 0;
+    } catch (const c10::Error& e) {
+      return fail(kExitError, e.what_without_backtrace());
+    } catch (const std::exception& e) {
+      return fail(kExitError, e.what());
+    }
+  }
+  if (config_option->count() == 0) {
+    return fail(kExitUsage, "--config is required (see tft-train --help; to forecast with a "
+                            "saved model: tft-train predict --model DIR)");
   }
 
   if (o.nproc > 1) {

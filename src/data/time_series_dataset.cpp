@@ -1346,6 +1346,21 @@ const std::vector<std::int32_t>& TimeSeriesDataset::categorical_column(
                   join(categorical_names_) + ")");
 }
 
+std::map<std::string, std::int64_t> TimeSeriesDataset::unknown_category_counts() const {
+  std::map<std::string, std::int64_t> counts;
+  for (std::size_t c = 0; c < categorical_names_.size(); ++c) {
+    const auto n = std::count(categoricals_[c].begin(), categoricals_[c].end(), 0);
+    if (n > 0) counts[categorical_names_[c]] = n;
+  }
+  const std::size_t n_static = schema_.static_categoricals.size();
+  for (std::size_t i = 0; i < n_static; ++i) {
+    std::int64_t n = 0;
+    for (std::size_t s = 0; s < series_.size(); ++s) n += static_categoricals_[s * n_static + i] == 0;
+    if (n > 0) counts[schema_.static_categoricals[i].name] = n;
+  }
+  return counts;
+}
+
 ScalerStats TimeSeriesDataset::target_stats(std::size_t series) const {
   const std::size_t column = scaler_column_[static_cast<std::size_t>(target_index_)];
   return transforms_.scaler.stats(scaler_row_[series], column);

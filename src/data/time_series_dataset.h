@@ -144,6 +144,10 @@ class TimeSeriesDataset {
   const std::vector<float>& real_column(const std::string& name) const;
   // Codes of a time-varying categorical (encoded; 0 = unknown).
   const std::vector<std::int32_t>& categorical_column(const std::string& name) const;
+  // Per categorical column (static and time-varying, by name): how many values fell into the
+  // unknown bucket (code 0) because the fitted encoder had not seen them: series for a static
+  // column, rows for a time-varying one. Columns without any are left out.
+  std::map<std::string, std::int64_t> unknown_category_counts() const;
   // Rows dropped (missing_values: drop_row) and values filled (forward_fill) while loading.
   std::int64_t dropped_rows() const { return dropped_rows_; }
   std::int64_t filled_values() const { return filled_values_; }

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -114,6 +115,69 @@ TFT_TEST(test_trains_and_writes_files) {
   assert_int_equal(model_config.at("quantization").at("activation_bits").get<int>(), 7);
   assert_int_equal(nlohmann::json::parse(read_text(qat / "summary.json")).at("best_epoch").get<int>(),
                    2);
+  fs::remove_all(dir);
+}
+
+// The future rows of a CSV written by forecast_csv, in order.
+std::vector<std::string> future_rows(const std::string& csv) {
+  std::vector<std::string> rows;
+  std::istringstream lines(csv);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("future,", 0) == 0) rows.push_back(line);
+  }
+  return rows;
+}
+
+TFT_TEST(predict_forecasts_new_data_with_a_saved_model) {
+  const fs::path dir = scratch_dir("cli_predict");
+  const std::string csv = synthetic_csv(50);
+  write_text(dir / "data.csv", csv);
+  write_text(dir / "run.yaml", kConfig);
+  const fs::path out = dir / "out";
+  // Global scaling, so a series the model has not seen can be scaled too.
+  Run r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --epochs 1 --threads 1 " +
+                       "--set data.scaling=global --output '" + out.string() + "'");
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+
+  // The training data again: the same forecasts as the run wrote, byte for byte.
+  const fs::path predicted = dir / "predicted";
+  r = run(dir, "predict --model '" + (out / "model").string() + "' --output '" +
+                   predicted.string() + "'");
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  assert_true(r.out.find("3 series: forecasts of the next 3 steps in") != std::string::npos);
+  const std::string forecast = read_text(predicted / "forecast.csv");
+  assert_true(forecast.rfind("kind,series,origin,time,horizon,q0.1,q0.5,q0.9,actual\n", 0) == 0);
+  const std::vector<std::string> rows = future_rows(forecast);
+  assert_int_equal(static_cast<int>(rows.size()), 9);
+  assert_true(rows == future_rows(read_text(out / "forecast.csv")));
+  assert_int_equal(std::count(forecast.begin(), forecast.end(), '\n'), 10);  // header + 9
+
+  // New data: series a, and a series z the model has not seen (its category goes to the
+  // unknown bucket, with a warning).
+  std::string fresh = csv.substr(0, csv.find("\nb,") + 1);
+  std::istringstream lines(csv);
+  std::string line;
+  std::getline(lines, line);
+  while (std::getline(lines, line)) {
+    if (line.rfind("a,", 0) == 0) fresh += "z" + line.substr(1) + "\n";
+  }
+  write_text(dir / "fresh.csv", fresh);
+  r = run(dir, "predict --model '" + (out / "model").string() + "' --data '" +
+                   (dir / "fresh.csv").string() + "' --output '" + predicted.string() + "'");
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  assert_true(r.err.find("warning: column 'series': 1 value(s) the model has not seen") !=
+              std::string::npos);
+  const std::vector<std::string> fresh_rows = future_rows(read_text(predicted / "forecast.csv"));
+  assert_int_equal(static_cast<int>(fresh_rows.size()), 6);
+  assert_true(fresh_rows[0] == rows[0]);  // series a: as before
+  assert_true(fresh_rows[3].rfind("future,z,", 0) == 0);
+
+  r = run(dir, "predict --output x");
+  assert_int_equal(r.status, 2);
+  expect_one_line_error(r, "--model is required");
+  r = run(dir, "predict --model '" + (dir / "nowhere").string() + "'");
+  assert_int_equal(r.status, 1);
+  expect_one_line_error(r, "nowhere");
   fs::remove_all(dir);
 }
 
@@ -258,6 +322,7 @@ TFT_TEST(test_kill_9_inside_an_epoch_then_resume_ends_like_an_uninterrupted_run)
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_trains_and_writes_files),
+      cmocka_unit_test(predict_forecasts_new_data_with_a_saved_model),
       cmocka_unit_test(test_failures_exit_non_zero_with_one_line),
       cmocka_unit_test(test_kill_9_inside_an_epoch_then_resume_ends_like_an_uninterrupted_run),
   };
