@@ -15,6 +15,7 @@
 #include "bench_result.h"
 #include "strategy_spec.h"
 
+#include "common/compute_threads.h"
 #include "common/error.h"
 #include "data/batch.h"
 #include "memory/memory_meter.h"
@@ -128,7 +129,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
 
   try {
-    torch::set_num_threads(threads);
+    tft::set_compute_threads(threads);
     const c10::Device device = resolve_device(device_name, "--device");
     if (device.is_cuda()) {
       // Bitwise-equal gradients across strategies need the same kernels every time; cuBLAS is

@@ -16,6 +16,7 @@
 #include <torch/optim/adam.h>
 #include <torch/utils.h>
 
+#include "common/compute_threads.h"
 #include "common/error.h"
 #include "common/format.h"
 #include "data/batch.h"
@@ -103,9 +104,7 @@ namespace {
 
 TrainConfig validated(TrainConfig config) {
   config.validate();
-  if (config.training.threads > 0) {
-    at::set_num_threads(static_cast<int>(config.training.threads));
-  }
+  set_compute_threads(static_cast<int>(config.training.threads));
   return config;
 }
 

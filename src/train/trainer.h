@@ -13,8 +13,8 @@
 //   summary.json         how the run ended (summary.h)
 //
 // Determinism: the trainer's own generators (isolation.h) are seeded with training.seed before
-// the model is built, and the constructor sets torch::set_num_threads(training.threads) when it is > 0 (a process-wide
-// setting). Epoch k's batches come from WindowSampler::epoch_batches(k) (seeded from (seed, k)).
+// the model is built, and the constructor sets the process-wide compute threads
+// (common/compute_threads.h: training.threads intra-op threads, one BLAS thread). Epoch k's batches come from WindowSampler::epoch_batches(k) (seeded from (seed, k)).
 // Every train(resume = false) starts from the same initial weights and random state, so two
 // runs with the same config and thread count end with bitwise equal weights on the CPU, and a
 // run resumed from a snapshot ends exactly like one that never stopped.
