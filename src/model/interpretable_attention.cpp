@@ -2,6 +2,7 @@
 
 #include <ATen/Dispatch.h>
 #include <ATen/ops/arange.h>
+#include <ATen/ops/baddbmm.h>
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/eye.h>
@@ -66,8 +67,9 @@ AttentionResult InterpretableMultiHeadAttentionImpl::attend(
   const torch::Tensor q = (query_(query_input) * scale)
                               .view({batch, query_len, heads_, head_size_})
                               .permute({0, 2, 3, 1});  // [B, h, d, Lq]
-  const torch::Tensor head_diagonal =
-      at::eye(heads_, q.options()).view({1, heads_, 1, heads_, 1});
+  // (A new identity every call: a cached one would be allocated inside whichever step first
+  // runs, and the activation peaks of a resumed run would differ from an uninterrupted one's.)
+  const torch::Tensor head_diagonal = at::eye(heads_, q.options()).view({1, heads_, 1, heads_, 1});
   const torch::Tensor block_queries =
       (q.unsqueeze(3) * head_diagonal).reshape({batch, heads_ * head_size_, heads_ * query_len});
   std::vector<torch::Tensor> score_pieces;
@@ -88,17 +90,20 @@ AttentionResult InterpretableMultiHeadAttentionImpl::attend(
   const torch::Tensor weights = at::softmax(scores, /*dim=*/-1).mean(/*dim=*/1);  // [B, Lq, Lk]
 
   // All heads read the same values, so the head average of the heads' outputs is the
-  // head-averaged weights times the values: [B, Lq, Lk_i] x [B, Lk_i, d], summed over pieces.
-  torch::Tensor heads_mean;
-  int64_t offset = 0;
-  for (const auto& values : value_pieces) {
-    const int64_t length = values.size(1);
-    const torch::Tensor part = at::bmm(weights.narrow(-1, offset, length), values);
-    heads_mean = heads_mean.defined() ? heads_mean + part : part;
-    offset += length;
+  // head-averaged weights times the values: [B, Lq, Lk_i] x [B, Lk_i, d], summed over pieces
+  // (one product each, accumulated in place of a separate sum).
+  std::vector<int64_t> lengths;
+  for (size_t i = 0; i < value_pieces.size(); ++i) {
+    TORCH_CHECK(value_pieces[i].size(1) == key_pieces[i].size(1),
+                "InterpretableMultiHeadAttention: value piece ", i, " has ",
+                value_pieces[i].size(1), " positions, its key piece ", key_pieces[i].size(1));
+    lengths.push_back(value_pieces[i].size(1));
   }
-  TORCH_CHECK(offset == key_len, "InterpretableMultiHeadAttention: ", offset, " values for ",
-              key_len, " keys");
+  const std::vector<torch::Tensor> weight_pieces = weights.split_with_sizes(lengths, -1);
+  torch::Tensor heads_mean = at::bmm(weight_pieces[0], value_pieces[0]);
+  for (size_t i = 1; i < value_pieces.size(); ++i) {
+    heads_mean = at::baddbmm(heads_mean, weight_pieces[i], value_pieces[i]);
+  }
   torch::Tensor output = dropout_(output_(heads_mean));
   return {output, weights};
 }
