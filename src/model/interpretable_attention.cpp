@@ -5,7 +5,7 @@
 #include <ATen/ops/baddbmm.h>
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/cat.h>
-#include <ATen/ops/eye.h>
+#include <ATen/ops/zeros.h>
 #include <ATen/ops/softmax.h>
 #include <c10/util/Exception.h>
 
@@ -67,11 +67,11 @@ AttentionResult InterpretableMultiHeadAttentionImpl::attend(
   const torch::Tensor q = (query_(query_input) * scale)
                               .view({batch, query_len, heads_, head_size_})
                               .permute({0, 2, 3, 1});  // [B, h, d, Lq]
-  // (A new identity every call: a cached one would be allocated inside whichever step first
-  // runs, and the activation peaks of a resumed run would differ from an uninterrupted one's.)
-  const torch::Tensor head_diagonal = at::eye(heads_, q.options()).view({1, heads_, 1, heads_, 1});
-  const torch::Tensor block_queries =
-      (q.unsqueeze(3) * head_diagonal).reshape({batch, heads_ * head_size_, heads_ * query_len});
+  // Written into the diagonal blocks of zeros: [B, h, d, h, Lq], block (i, i) = head i.
+  torch::Tensor block_queries = at::zeros({batch, heads_, head_size_, heads_, query_len},
+                                          q.options());
+  block_queries.diagonal(0, 1, 3).copy_(q.permute({0, 2, 3, 1}));  // [B, d, Lq, h]
+  block_queries = block_queries.view({batch, heads_ * head_size_, heads_ * query_len});
   std::vector<torch::Tensor> score_pieces;
   score_pieces.reserve(key_pieces.size());
   for (const auto& keys : key_pieces) score_pieces.push_back(at::bmm(keys, block_queries));
