@@ -72,16 +72,20 @@ std::vector<Window> WindowSampler::epoch_order(std::uint64_t epoch) const {
   return order;
 }
 
-std::vector<std::vector<Window>> WindowSampler::epoch_batches(std::uint64_t epoch) const {
-  const std::vector<Window> order = epoch_order(epoch);
+std::vector<std::vector<Window>> cut_into_batches(const std::vector<Window>& windows,
+                                                  std::size_t batch_size) {
   std::vector<std::vector<Window>> batches;
-  batches.reserve(num_batches());
-  for (std::size_t i = 0; i < order.size(); i += batch_size_) {
-    const std::size_t end = std::min(order.size(), i + batch_size_);
-    batches.emplace_back(order.begin() + static_cast<std::ptrdiff_t>(i),
-                         order.begin() + static_cast<std::ptrdiff_t>(end));
+  batches.reserve((windows.size() + batch_size - 1) / batch_size);
+  for (std::size_t i = 0; i < windows.size(); i += batch_size) {
+    const std::size_t end = std::min(windows.size(), i + batch_size);
+    batches.emplace_back(windows.begin() + static_cast<std::ptrdiff_t>(i),
+                         windows.begin() + static_cast<std::ptrdiff_t>(end));
   }
   return batches;
+}
+
+std::vector<std::vector<Window>> WindowSampler::epoch_batches(std::uint64_t epoch) const {
+  return cut_into_batches(epoch_order(epoch), batch_size_);
 }
 
 }  // namespace tft

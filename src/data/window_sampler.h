@@ -53,6 +53,10 @@ void deterministic_shuffle(std::vector<T>& items, std::mt19937_64& rng) {
   }
 }
 
+// `windows` in order, cut into batches of `batch_size` (>= 1; the last may be smaller).
+std::vector<std::vector<Window>> cut_into_batches(const std::vector<Window>& windows,
+                                                  std::size_t batch_size);
+
 class WindowSampler {
  public:
   // batch_size >= 1 (ConfigError otherwise).

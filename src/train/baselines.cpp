@@ -41,11 +41,7 @@ ValidationMetrics score(const TimeSeriesDataset& dataset, const std::vector<Wind
   const std::vector<float>& target = dataset.real_column(dataset.schema().target);
   const std::int64_t steps = dataset.prediction_length();
   const auto q = static_cast<std::int64_t>(quantiles.size());
-  for (std::size_t begin = 0; begin < windows.size(); begin += kWindowsPerBatch) {
-    const std::vector<Window> part(
-        windows.begin() + static_cast<std::ptrdiff_t>(begin),
-        windows.begin() + static_cast<std::ptrdiff_t>(std::min(windows.size(),
-                                                               begin + kWindowsPerBatch)));
+  for (const std::vector<Window>& part : cut_into_batches(windows, kWindowsPerBatch)) {
     const TrainingBatch batch = gather_batch(dataset, part);
     const auto b = static_cast<std::int64_t>(part.size());
     torch::Tensor original = torch::empty({b, steps, q}, torch::kFloat32);

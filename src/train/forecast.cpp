@@ -62,10 +62,7 @@ void for_each_batch_output(TFTModel& model, const TimeSeriesDataset& dataset,
   EvalModeGuard eval(model);
   torch::NoGradGuard no_grad;
   const auto size = static_cast<std::size_t>(std::max<std::int64_t>(1, batch_size));
-  for (std::size_t begin = 0; begin < windows.size(); begin += size) {
-    const std::vector<Window> part(windows.begin() + static_cast<std::ptrdiff_t>(begin),
-                                   windows.begin() + static_cast<std::ptrdiff_t>(
-                                                         std::min(windows.size(), begin + size)));
+  for (const std::vector<Window>& part : cut_into_batches(windows, size)) {
     const TrainingBatch batch = gather_batch(dataset, part).to(device);
     fn(batch, model->forward(batch.inputs));
   }
