@@ -2,8 +2,8 @@
 // without and once with gradient checkpointing, and shows that the losses and gradients are
 // identical while the activation memory is not.
 #include "checkpoint/checkpoint_config.h"
-#include "demo/residual_stack.h"
 #include "memory/memory_meter.h"
+#include "model/residual_stack.h"
 
 #include <torch/optim/adam.h>
 #include <torch/types.h>
@@ -30,7 +30,7 @@ struct TrainRun {
 
 TrainRun train(const tft::CheckpointConfig& config) {
   torch::manual_seed(2024);
-  tft::demo::ResidualStack model(kWidth, kHidden, kDepth, /*dropout=*/0.1);
+  tft::ResidualStack model(kWidth, kHidden, kDepth, /*dropout=*/0.1);
   model->train();
   torch::optim::Adam optimizer(model->parameters(), torch::optim::AdamOptions(1e-3));
   tft::memory::MemoryMeter meter(c10::Device(c10::DeviceType::CPU));

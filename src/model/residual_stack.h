@@ -1,5 +1,5 @@
 // A stack of pre-norm residual MLP blocks with dropout: the smallest model on which gradient
-// checkpointing is worth doing, used by the checkpointing demo and the recompute tests.
+// checkpointing is worth doing, used by the checkpointing demo (examples/demo) and the recompute tests.
 #pragma once
 
 #include "checkpoint/recompute.h"
@@ -14,7 +14,7 @@
 #include <functional>
 #include <vector>
 
-namespace tft::demo {
+namespace tft {
 
 // x + Dropout(W2 · GELU(W1 · LayerNorm(x)))
 class ResidualBlockImpl : public torch::nn::Module {
@@ -70,4 +70,4 @@ class ResidualStackImpl : public torch::nn::Module {
 };
 TORCH_MODULE(ResidualStack);
 
-}  // namespace tft::demo
+}  // namespace tft

@@ -1,9 +1,9 @@
 // Memory measurement: exact byte counts from the tracking allocator, and the activation
 // memory that checkpointing saves on a residual stack.
-#include "demo/residual_stack.h"
 #include "common/error.h"
 #include "memory/memory_meter.h"
 #include "memory/tracking_allocator.h"
+#include "model/residual_stack.h"
 
 #include <c10/core/Allocator.h>
 #include <torch/types.h>
@@ -82,7 +82,7 @@ TFT_TEST(unsupported_device_is_a_clear_error) {
 }
 
 // Peak activation bytes of one training step (forward + backward) of the stack.
-static int64_t step_activation_peak(tft::demo::ResidualStack& stack, bool checkpoint_all) {
+static int64_t step_activation_peak(tft::ResidualStack& stack, bool checkpoint_all) {
   MemoryMeter meter(c10::Device(c10::DeviceType::CPU));
   torch::manual_seed(5);
   auto x = torch::randn({32, 64, 64});
@@ -95,7 +95,7 @@ static int64_t step_activation_peak(tft::demo::ResidualStack& stack, bool checkp
 
 TFT_TEST(checkpointing_every_block_cuts_the_activation_peak) {
   torch::manual_seed(1);
-  tft::demo::ResidualStack stack(64, 256, 8, 0.1);
+  tft::ResidualStack stack(64, 256, 8, 0.1);
   stack->train();
   // Gradients exist before measuring, so both runs start with the same bytes held.
   step_activation_peak(stack, false);

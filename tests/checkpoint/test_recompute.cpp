@@ -1,7 +1,7 @@
 // The recompute mechanism: checkpointed gradients must be bitwise equal to un-checkpointed
 // ones, in every arrangement, and the mechanism must be safe to misuse.
 #include "checkpoint/recompute.h"
-#include "demo/residual_stack.h"
+#include "model/residual_stack.h"
 
 #include <torch/autograd.h>
 #include <torch/nn/modules/linear.h>
@@ -15,7 +15,7 @@
 #include "support/cmocka_cpp.h"  // last: see the header
 
 using tft::checkpoint::TensorVector;
-using tft::demo::ResidualStack;
+using tft::ResidualStack;
 
 namespace {
 
@@ -170,7 +170,7 @@ TFT_TEST(nested_checkpoints) {
           auto y = in[0];
           auto children = stack->children();
           for (int i = half * 4; i < half * 4 + 4; ++i) {
-            auto block = std::dynamic_pointer_cast<tft::demo::ResidualBlockImpl>(children[i]);
+            auto block = std::dynamic_pointer_cast<tft::ResidualBlockImpl>(children[i]);
             y = tft::checkpoint::checkpoint_module(
                 block, [block](const TensorVector& v) { return TensorVector{block->forward(v[0])}; },
                 {y})[0];
