@@ -1,4 +1,4 @@
-// tft_checkpoint_config_*: the seed's CheckpointConfig behind a handle.
+// tft_checkpoint_config_*: tft::CheckpointConfig behind a handle.
 #include "api_guard.h"
 #include "handles.h"
 
@@ -23,15 +23,15 @@ tft_status make(tft::CheckpointConfig config, tft_checkpoint_config** out) {
 
 extern "C" {
 
-tft_status tft_checkpoint_config_uniform(size_t interval, tft_checkpoint_config** out) {
+tft_status tft_checkpoint_config_create_uniform(size_t interval, tft_checkpoint_config** out) {
   TFT_API_BEGIN
   require(out, __func__, "out");
   return make(tft::CheckpointConfig::uniform(interval), out);
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_selective(const size_t* layers, size_t count,
-                                           tft_checkpoint_config** out) {
+tft_status tft_checkpoint_config_create_selective(const size_t* layers, size_t count,
+                                                  tft_checkpoint_config** out) {
   TFT_API_BEGIN
   require(out, __func__, "out");
   if (count > 0) require(layers, __func__, "layers");
@@ -40,15 +40,15 @@ tft_status tft_checkpoint_config_selective(const size_t* layers, size_t count,
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_dynamic(size_t num_layers, double memory_fraction,
-                                         tft_checkpoint_config** out) {
+tft_status tft_checkpoint_config_create_dynamic(size_t num_layers, double memory_fraction,
+                                                tft_checkpoint_config** out) {
   TFT_API_BEGIN
   require(out, __func__, "out");
   return make(tft::CheckpointConfig::dynamic(num_layers, memory_fraction), out);
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_none(tft_checkpoint_config** out) {
+tft_status tft_checkpoint_config_create_none(tft_checkpoint_config** out) {
   TFT_API_BEGIN
   require(out, __func__, "out");
   return make(tft::CheckpointConfig::none(), out);
@@ -88,8 +88,8 @@ tft_status tft_checkpoint_config_set_min_interval(tft_checkpoint_config* config,
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_strategy(const tft_checkpoint_config* config,
-                                          tft_checkpoint_strategy* out) {
+tft_status tft_checkpoint_config_get_strategy(const tft_checkpoint_config* config,
+                                              tft_checkpoint_strategy* out) {
   TFT_API_BEGIN
   const auto& strategy = live(config, __func__, "config")->config.strategy;
   require(out, __func__, "out");
@@ -101,8 +101,8 @@ tft_status tft_checkpoint_config_strategy(const tft_checkpoint_config* config,
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_checkpoint_attention(const tft_checkpoint_config* config,
-                                                      int* out) {
+tft_status tft_checkpoint_config_get_checkpoint_attention(const tft_checkpoint_config* config,
+                                                          int* out) {
   TFT_API_BEGIN
   const auto* handle = live(config, __func__, "config");
   require(out, __func__, "out");
@@ -110,7 +110,7 @@ tft_status tft_checkpoint_config_checkpoint_attention(const tft_checkpoint_confi
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_checkpoint_ffn(const tft_checkpoint_config* config, int* out) {
+tft_status tft_checkpoint_config_get_checkpoint_ffn(const tft_checkpoint_config* config, int* out) {
   TFT_API_BEGIN
   const auto* handle = live(config, __func__, "config");
   require(out, __func__, "out");
@@ -118,7 +118,8 @@ tft_status tft_checkpoint_config_checkpoint_ffn(const tft_checkpoint_config* con
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_min_interval(const tft_checkpoint_config* config, size_t* out) {
+tft_status tft_checkpoint_config_get_min_interval(const tft_checkpoint_config* config,
+                                                  size_t* out) {
   TFT_API_BEGIN
   const auto* handle = live(config, __func__, "config");
   require(out, __func__, "out");
@@ -126,8 +127,8 @@ tft_status tft_checkpoint_config_min_interval(const tft_checkpoint_config* confi
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_should_checkpoint(const tft_checkpoint_config* config,
-                                                   size_t layer, int* out) {
+tft_status tft_checkpoint_config_get_should_checkpoint(const tft_checkpoint_config* config,
+                                                       size_t layer, int* out) {
   TFT_API_BEGIN
   const auto* handle = live(config, __func__, "config");
   require(out, __func__, "out");
@@ -135,8 +136,8 @@ tft_status tft_checkpoint_config_should_checkpoint(const tft_checkpoint_config* 
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_memory_savings(const tft_checkpoint_config* config,
-                                                size_t num_layers, double* out) {
+tft_status tft_checkpoint_config_get_memory_savings(const tft_checkpoint_config* config,
+                                                    size_t num_layers, double* out) {
   TFT_API_BEGIN
   const auto* handle = live(config, __func__, "config");
   require(out, __func__, "out");
@@ -144,8 +145,8 @@ tft_status tft_checkpoint_config_memory_savings(const tft_checkpoint_config* con
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_compute_overhead(const tft_checkpoint_config* config,
-                                                  size_t num_layers, double* out) {
+tft_status tft_checkpoint_config_get_compute_overhead(const tft_checkpoint_config* config,
+                                                      size_t num_layers, double* out) {
   TFT_API_BEGIN
   const auto* handle = live(config, __func__, "config");
   require(out, __func__, "out");
@@ -159,8 +160,8 @@ tft_status tft_checkpoint_config_validate(const tft_checkpoint_config* config) {
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_summary(const tft_checkpoint_config* config, char* buf,
-                                         size_t len, size_t* needed) {
+tft_status tft_checkpoint_config_get_summary(const tft_checkpoint_config* config, char* buf,
+                                             size_t len, size_t* needed) {
   TFT_API_BEGIN
   return tft::capi::copy_out(live(config, __func__, "config")->config.summary(), buf, len,
                              needed, __func__);
@@ -185,7 +186,7 @@ tft_status tft_checkpoint_config_to_json(const tft_checkpoint_config* config, ch
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_from_yaml(const char* yaml, tft_checkpoint_config** out) {
+tft_status tft_checkpoint_config_create_from_yaml(const char* yaml, tft_checkpoint_config** out) {
   TFT_API_BEGIN
   require(yaml, __func__, "yaml");
   require(out, __func__, "out");
@@ -193,7 +194,7 @@ tft_status tft_checkpoint_config_from_yaml(const char* yaml, tft_checkpoint_conf
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_from_json(const char* json, tft_checkpoint_config** out) {
+tft_status tft_checkpoint_config_create_from_json(const char* json, tft_checkpoint_config** out) {
   TFT_API_BEGIN
   require(json, __func__, "json");
   require(out, __func__, "out");

@@ -20,7 +20,7 @@ tft_status make(tft::TrainConfig config, tft_config** out) {
 
 extern "C" {
 
-tft_status tft_config_load_file(const char* path, tft_config** out) {
+tft_status tft_config_create_from_file(const char* path, tft_config** out) {
   TFT_API_BEGIN
   require(path, __func__, "path");
   require(out, __func__, "out");
@@ -28,7 +28,7 @@ tft_status tft_config_load_file(const char* path, tft_config** out) {
   TFT_API_END
 }
 
-tft_status tft_config_load_string(const char* yaml, tft_config** out) {
+tft_status tft_config_create_from_yaml(const char* yaml, tft_config** out) {
   TFT_API_BEGIN
   require(yaml, __func__, "yaml");
   require(out, __func__, "out");
@@ -46,8 +46,8 @@ tft_status tft_config_clone(const tft_config* config, tft_config** out) {
 
 void tft_config_free(tft_config* config) { tft::capi::destroy(config); }
 
-tft_status tft_config_get(const tft_config* config, const char* key, char* buf, size_t len,
-                          size_t* needed) {
+tft_status tft_config_get_value(const tft_config* config, const char* key, char* buf, size_t len,
+                                size_t* needed) {
   TFT_API_BEGIN
   const auto* handle = live(config, __func__, "config");
   require(key, __func__, "key");
@@ -56,7 +56,7 @@ tft_status tft_config_get(const tft_config* config, const char* key, char* buf, 
   TFT_API_END
 }
 
-tft_status tft_config_set(tft_config* config, const char* key, const char* value) {
+tft_status tft_config_set_value(tft_config* config, const char* key, const char* value) {
   TFT_API_BEGIN
   auto* handle = live(config, __func__, "config");
   require(key, __func__, "key");

@@ -92,14 +92,9 @@ const char* tft_status_name(tft_status status) {
   return "UNKNOWN";
 }
 
-const char* tft_version_string(void) {
-#define TFT_STRINGIFY2(x) #x
-#define TFT_STRINGIFY(x) TFT_STRINGIFY2(x)
-  return TFT_STRINGIFY(TFTRAIN_VERSION_MAJOR) "." TFT_STRINGIFY(
-      TFTRAIN_VERSION_MINOR) "." TFT_STRINGIFY(TFTRAIN_VERSION_PATCH);
-#undef TFT_STRINGIFY
-#undef TFT_STRINGIFY2
-}
+const char* tft_version_string(void) { return TFTRAIN_VERSION_STRING; }
+
+int tft_api_version(void) { return TFT_API_VERSION; }
 
 void tft_version(int* major, int* minor, int* patch) {
   if (major != nullptr) *major = TFTRAIN_VERSION_MAJOR;

@@ -16,7 +16,7 @@ using tft::capi::require;
 
 extern "C" {
 
-tft_status tft_model_load(const char* directory, tft_model** out) {
+tft_status tft_model_create_from_directory(const char* directory, tft_model** out) {
   TFT_API_BEGIN
   require(directory, __func__, "directory");
   require(out, __func__, "out");

@@ -34,17 +34,23 @@ std::size_t horizon_of(const tft::Predictions& p) {
   return static_cast<std::size_t>(p.prediction_length);
 }
 
-// Throws BUFFER_TOO_SMALL's error (nothing written) unless `count` holds `required` elements.
-void require_room(const void* array, std::size_t count, std::size_t required,
-                  const char* function, const char* parameter) {
-  if (array == nullptr) {
-    throw tft::InvalidArgumentError(std::string(function) + ": '" + parameter + "' is NULL");
+// The header's (array, count, needed) convention: stores `required` in *needed, then returns
+// false for a size query (array NULL, count 0) and throws when the array is NULL with a count
+// or too short (nothing is written); true when there is room.
+bool has_room(const void* array, std::size_t count, std::size_t* needed, std::size_t required,
+              const char* function, const char* parameter) {
+  if (array == nullptr && count != 0) {
+    throw tft::InvalidArgumentError(std::string(function) + ": '" + parameter +
+                                    "' is NULL but 'count' is " + std::to_string(count));
   }
+  if (needed != nullptr) *needed = required;
+  if (array == nullptr) return false;
   if (count < required) {
     throw tft::capi::BufferTooSmall(std::string(function) + ": '" + parameter + "' holds " +
                                     std::to_string(count) + " elements, " +
                                     std::to_string(required) + " are needed");
   }
+  return true;
 }
 
 // Copies one per-forecast array field (`width` elements each) into `out`.
@@ -63,8 +69,8 @@ extern "C" {
 
 void tft_predictions_free(tft_predictions* predictions) { tft::capi::destroy(predictions); }
 
-tft_status tft_predictions_shape(const tft_predictions* predictions, size_t* forecasts,
-                                 size_t* horizon, size_t* quantiles) {
+tft_status tft_predictions_get_shape(const tft_predictions* predictions, size_t* forecasts,
+                                     size_t* horizon, size_t* quantiles) {
   TFT_API_BEGIN
   const tft::Predictions& p = live(predictions, __func__, "predictions")->predictions;
   if (forecasts != nullptr) *forecasts = p.forecasts.size();
@@ -73,17 +79,17 @@ tft_status tft_predictions_shape(const tft_predictions* predictions, size_t* for
   TFT_API_END
 }
 
-tft_status tft_predictions_quantiles(const tft_predictions* predictions, double* levels,
-                                     size_t count) {
+tft_status tft_predictions_get_quantiles(const tft_predictions* predictions, double* levels,
+                                         size_t count, size_t* needed) {
   TFT_API_BEGIN
   const tft::Predictions& p = live(predictions, __func__, "predictions")->predictions;
-  require_room(levels, count, p.quantiles.size(), __func__, "levels");
+  if (!has_room(levels, count, needed, p.quantiles.size(), __func__, "levels")) return TFT_OK;
   std::copy(p.quantiles.begin(), p.quantiles.end(), levels);
   TFT_API_END
 }
 
-tft_status tft_predictions_forecast_info(const tft_predictions* predictions, size_t index,
-                                         tft_forecast_info* info) {
+tft_status tft_predictions_get_forecast_info(const tft_predictions* predictions, size_t index,
+                                             tft_forecast_info* info) {
   TFT_API_BEGIN
   const tft::Predictions& p = live(predictions, __func__, "predictions")->predictions;
   tft::capi::require_struct(info, __func__, "info");
@@ -102,8 +108,8 @@ tft_status tft_predictions_forecast_info(const tft_predictions* predictions, siz
   TFT_API_END
 }
 
-tft_status tft_predictions_series_name(const tft_predictions* predictions, size_t series,
-                                       char* buf, size_t len, size_t* needed) {
+tft_status tft_predictions_get_series_name(const tft_predictions* predictions, size_t series,
+                                           char* buf, size_t len, size_t* needed) {
   TFT_API_BEGIN
   const auto* handle = live(predictions, __func__, "predictions");
   if (series >= handle->series_names.size()) {
@@ -115,31 +121,35 @@ tft_status tft_predictions_series_name(const tft_predictions* predictions, size_
   TFT_API_END
 }
 
-tft_status tft_predictions_values(const tft_predictions* predictions, float* values,
-                                  size_t count) {
+tft_status tft_predictions_get_values(const tft_predictions* predictions, float* values,
+                                      size_t count, size_t* needed) {
   TFT_API_BEGIN
   const tft::Predictions& p = live(predictions, __func__, "predictions")->predictions;
   const std::size_t width = horizon_of(p) * p.quantiles.size();
-  require_room(values, count, p.forecasts.size() * width, __func__, "values");
+  if (!has_room(values, count, needed, p.forecasts.size() * width, __func__, "values")) {
+    return TFT_OK;
+  }
   copy_fields(p, width, values, [](const tft::Forecast& f) -> const auto& { return f.values; });
   TFT_API_END
 }
 
-tft_status tft_predictions_actuals(const tft_predictions* predictions, float* actuals,
-                                   size_t count) {
+tft_status tft_predictions_get_actuals(const tft_predictions* predictions, float* actuals,
+                                       size_t count, size_t* needed) {
   TFT_API_BEGIN
   const tft::Predictions& p = live(predictions, __func__, "predictions")->predictions;
-  require_room(actuals, count, p.forecasts.size() * horizon_of(p), __func__, "actuals");
+  const std::size_t required = p.forecasts.size() * horizon_of(p);
+  if (!has_room(actuals, count, needed, required, __func__, "actuals")) return TFT_OK;
   copy_fields(p, horizon_of(p), actuals,
               [](const tft::Forecast& f) -> const auto& { return f.actuals; });
   TFT_API_END
 }
 
-tft_status tft_predictions_times(const tft_predictions* predictions, int64_t* times,
-                                 size_t count) {
+tft_status tft_predictions_get_times(const tft_predictions* predictions, int64_t* times,
+                                     size_t count, size_t* needed) {
   TFT_API_BEGIN
   const tft::Predictions& p = live(predictions, __func__, "predictions")->predictions;
-  require_room(times, count, p.forecasts.size() * horizon_of(p), __func__, "times");
+  const std::size_t required = p.forecasts.size() * horizon_of(p);
+  if (!has_room(times, count, needed, required, __func__, "times")) return TFT_OK;
   copy_fields(p, horizon_of(p), times,
               [](const tft::Forecast& f) -> const auto& { return f.times; });
   TFT_API_END

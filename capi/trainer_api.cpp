@@ -1,6 +1,7 @@
-// tft_trainer_*: the Trainer behind a handle, its progress callback and reports as C structs.
+// tft_trainer_*: the Trainer behind a handle, its progress callback and its results.
 #include "handles.h"
 #include "predictions_handle.h"
+#include "report_handle.h"
 
 #include <cmath>
 #include <limits>
@@ -19,52 +20,11 @@ struct tft_trainer {
 
 using tft::capi::live;
 using tft::capi::require;
+using tft::capi::to_c;
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-tft_metrics to_c(const tft::ValidationMetrics& m) {
-  tft_metrics out{};
-  out.struct_size = sizeof out;
-  out.loss = m.loss;
-  out.q_risk_p50 = m.q_risk_p50;
-  out.q_risk_p90 = m.q_risk_p90;
-  out.mae_p50 = m.mae_p50;
-  out.windows = m.windows;
-  return out;
-}
-
-tft_memory_report to_c(const tft::MemoryReport& m) {
-  tft_memory_report out{};
-  out.struct_size = sizeof out;
-  out.checkpointed_peak_bytes = m.checkpointed_peak_bytes;
-  out.unchecked_peak_bytes = m.unchecked_peak_bytes;
-  out.measured_savings = m.measured_savings;
-  out.predicted_savings = m.predicted_savings;
-  out.predicted_compute_overhead = m.predicted_compute_overhead;
-  out.num_units = m.num_units;
-  return out;
-}
-
-tft_train_report to_c(const tft::TrainReport& r) {
-  tft_train_report out{};
-  out.struct_size = sizeof out;
-  out.epochs_run = r.epochs_run;
-  out.best_epoch = r.best_epoch;
-  out.resumed_from_epoch = r.resumed_from_epoch;
-  out.early_stopped = r.early_stopped ? 1 : 0;
-  out.initial_validation_loss = r.initial_validation_loss;
-  out.best_validation_loss = r.best_validation_loss;
-  out.final_validation_loss = r.final_validation_loss;
-  out.final_train_loss = r.history.empty() ? kNaN : r.history.back().train_loss;
-  out.validation = to_c(r.validation);
-  out.train_seconds = r.train_seconds;
-  out.samples_per_second = r.samples_per_second;
-  out.peak_activation_bytes = r.peak_activation_bytes;
-  out.memory = to_c(r.memory);
-  return out;
-}
 
 tft_progress to_c(const tft::TrainProgress& p) {
   tft_progress out{};
@@ -82,11 +42,10 @@ tft_progress to_c(const tft::TrainProgress& p) {
   return out;
 }
 
-tft_status train(tft_trainer* handle, tft_train_report* report, bool resume,
+tft_status train(tft_trainer* handle, tft_train_report** report, bool resume,
                  const char* function) {
   TFT_API_BEGIN
   live(handle, function, "trainer");
-  if (report != nullptr) tft::capi::require_struct(report, function, "report");
   tft::ProgressCallback progress;
   if (handle->progress != nullptr) {
     progress = [fn = handle->progress, user = handle->progress_user](
@@ -96,7 +55,7 @@ tft_status train(tft_trainer* handle, tft_train_report* report, bool resume,
     };
   }
   const tft::TrainReport result = handle->trainer->train(progress, resume);
-  if (report != nullptr) tft::capi::fill_struct(report, to_c(result));
+  if (report != nullptr) *report = tft::capi::make_train_report(result);
   TFT_API_END
 }
 
@@ -125,11 +84,11 @@ tft_status tft_trainer_set_progress_callback(tft_trainer* trainer, tft_progress_
   TFT_API_END
 }
 
-tft_status tft_trainer_train(tft_trainer* trainer, tft_train_report* report) {
+tft_status tft_trainer_train(tft_trainer* trainer, tft_train_report** report) {
   return train(trainer, report, /*resume=*/false, __func__);
 }
 
-tft_status tft_trainer_resume(tft_trainer* trainer, tft_train_report* report) {
+tft_status tft_trainer_resume(tft_trainer* trainer, tft_train_report** report) {
   return train(trainer, report, /*resume=*/true, __func__);
 }
 
@@ -189,7 +148,7 @@ tft_status tft_trainer_save(tft_trainer* trainer, const char* directory) {
   TFT_API_END
 }
 
-tft_status tft_trainer_memory_report(tft_trainer* trainer, tft_memory_report* out) {
+tft_status tft_trainer_measure_memory(tft_trainer* trainer, tft_memory_report* out) {
   TFT_API_BEGIN
   auto* handle = live(trainer, __func__, "trainer");
   tft::capi::require_struct(out, __func__, "out");

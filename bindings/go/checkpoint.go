@@ -62,7 +62,7 @@ func CheckpointUniform(interval int) (*CheckpointConfig, error) {
 	if err != nil {
 		return nil, err
 	}
-	return newCheckpoint(func() swig.CheckpointConfig { return swig.CheckpointConfigUniform(n) })
+	return newCheckpoint(func() swig.CheckpointConfig { return swig.CheckpointConfigCreateUniform(n) })
 }
 
 // CheckpointSelective checkpoints the listed units (duplicates fail Validate).
@@ -78,7 +78,7 @@ func CheckpointSelective(layers ...int) (*CheckpointConfig, error) {
 		for _, l := range layers {
 			list.Add(uint64(l))
 		}
-		return swig.CheckpointConfigSelective(list)
+		return swig.CheckpointConfigCreateSelective(list)
 	})
 }
 
@@ -90,7 +90,7 @@ func CheckpointDynamic(numLayers int, memoryFraction float64) (*CheckpointConfig
 		return nil, err
 	}
 	return newCheckpoint(func() swig.CheckpointConfig {
-		return swig.CheckpointConfigDynamic(n, memoryFraction)
+		return swig.CheckpointConfigCreateDynamic(n, memoryFraction)
 	})
 }
 
@@ -99,7 +99,7 @@ func CheckpointFromYAML(yaml string) (*CheckpointConfig, error) {
 	if err := text("yaml", yaml); err != nil {
 		return nil, err
 	}
-	return newCheckpoint(func() swig.CheckpointConfig { return swig.CheckpointConfigFromYaml(yaml) })
+	return newCheckpoint(func() swig.CheckpointConfig { return swig.CheckpointConfigCreateFromYaml(yaml) })
 }
 
 // CheckpointFromJSON parses the checkpoint section's JSON text.
@@ -107,7 +107,7 @@ func CheckpointFromJSON(json string) (*CheckpointConfig, error) {
 	if err := text("json", json); err != nil {
 		return nil, err
 	}
-	return newCheckpoint(func() swig.CheckpointConfig { return swig.CheckpointConfigFromJson(json) })
+	return newCheckpoint(func() swig.CheckpointConfig { return swig.CheckpointConfigCreateFromJson(json) })
 }
 
 // Close releases the native object; a second Close returns an ErrClosed error.
@@ -161,39 +161,40 @@ func (c *CheckpointConfig) SetMinInterval(interval int) error {
 // Strategy returns the strategy.
 func (c *CheckpointConfig) Strategy() (Strategy, error) {
 	var s int
-	err := c.do(func(r swig.CheckpointConfig) { s = r.Strategy() })
+	err := c.do(func(r swig.CheckpointConfig) { s = r.GetStrategy() })
 	return Strategy(s), err
 }
 
 // CheckpointAttention reports whether attention sub-layers are checkpointed.
 func (c *CheckpointConfig) CheckpointAttention() (bool, error) {
 	var v bool
-	err := c.do(func(r swig.CheckpointConfig) { v = r.CheckpointAttention() })
+	err := c.do(func(r swig.CheckpointConfig) { v = r.GetCheckpointAttention() })
 	return v, err
 }
 
 // CheckpointFFN reports whether feed-forward sub-layers are checkpointed.
 func (c *CheckpointConfig) CheckpointFFN() (bool, error) {
 	var v bool
-	err := c.do(func(r swig.CheckpointConfig) { v = r.CheckpointFfn() })
+	err := c.do(func(r swig.CheckpointConfig) { v = r.GetCheckpointFfn() })
 	return v, err
 }
 
 // MinInterval returns the minimum checkpoint interval.
 func (c *CheckpointConfig) MinInterval() (int, error) {
 	var v uint64
-	err := c.do(func(r swig.CheckpointConfig) { v = r.MinInterval() })
+	err := c.do(func(r swig.CheckpointConfig) { v = r.GetMinInterval() })
 	return int(v), err
 }
 
-// ShouldCheckpoint reports whether unit `layer` is checkpointed (the seed's formula).
+// ShouldCheckpoint reports whether unit `layer` is checkpointed
+// (tft_checkpoint_config_get_should_checkpoint).
 func (c *CheckpointConfig) ShouldCheckpoint(layer int) (bool, error) {
 	n, err := count("layer", layer)
 	if err != nil {
 		return false, err
 	}
 	var v bool
-	err = c.do(func(r swig.CheckpointConfig) { v = r.ShouldCheckpoint(n) })
+	err = c.do(func(r swig.CheckpointConfig) { v = r.GetShouldCheckpoint(n) })
 	return v, err
 }
 
@@ -204,7 +205,7 @@ func (c *CheckpointConfig) MemorySavings(numLayers int) (float64, error) {
 		return 0, err
 	}
 	var v float64
-	err = c.do(func(r swig.CheckpointConfig) { v = r.MemorySavings(n) })
+	err = c.do(func(r swig.CheckpointConfig) { v = r.GetMemorySavings(n) })
 	return v, err
 }
 
@@ -215,7 +216,7 @@ func (c *CheckpointConfig) ComputeOverhead(numLayers int) (float64, error) {
 		return 0, err
 	}
 	var v float64
-	err = c.do(func(r swig.CheckpointConfig) { v = r.ComputeOverhead(n) })
+	err = c.do(func(r swig.CheckpointConfig) { v = r.GetComputeOverhead(n) })
 	return v, err
 }
 
@@ -227,7 +228,7 @@ func (c *CheckpointConfig) Validate() error {
 // Summary is the human-readable description ("Uniform checkpointing every 2 layers").
 func (c *CheckpointConfig) Summary() (string, error) {
 	var s string
-	err := c.do(func(r swig.CheckpointConfig) { s = r.Summary() })
+	err := c.do(func(r swig.CheckpointConfig) { s = r.GetSummary() })
 	return s, err
 }
 

@@ -24,7 +24,7 @@ func LoadConfig(path string) (*Config, error) {
 		return nil, err
 	}
 	var raw swig.Config
-	if err := call(func() { raw = swig.ConfigLoadFile(path) }); err != nil {
+	if err := call(func() { raw = swig.ConfigCreateFromFile(path) }); err != nil {
 		return nil, err
 	}
 	return wrapConfig(raw), nil
@@ -78,7 +78,7 @@ func (c *Config) Get(key string) (string, error) {
 		return "", err
 	}
 	var s string
-	err := c.do(func(r swig.Config) { s = r.Get(key) })
+	err := c.do(func(r swig.Config) { s = r.GetValue(key) })
 	return s, err
 }
 
@@ -88,7 +88,7 @@ func (c *Config) Set(key, value string) error {
 	if err := text("key and value", key, value); err != nil {
 		return err
 	}
-	return c.do(func(r swig.Config) { r.Set(key, value) })
+	return c.do(func(r swig.Config) { r.SetValue(key, value) })
 }
 
 // SetCheckpoint replaces the checkpoint section with a copy of cp.

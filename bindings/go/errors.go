@@ -102,6 +102,10 @@ func call(f func()) (err error) {
 // Version is the library's version, "MAJOR.MINOR.PATCH".
 func Version() string { return swig.VersionString() }
 
+// APIVersion is the library's tft_api_version(): MAJOR*10000 + MINOR*100 + PATCH, to compare
+// with the TFT_API_VERSION of the header this binding was built against.
+func APIVersion() int { return swig.ApiVersion() }
+
 // VersionNumbers is the library's version as numbers.
 func VersionNumbers() (major, minor, patch int) {
 	return swig.VersionMajor(), swig.VersionMinor(), swig.VersionPatch()

@@ -48,7 +48,7 @@ func (p *Predictions) do(f func(r swig.Predictions)) error {
 // Shape returns the number of forecasts, horizon steps and quantiles per step.
 func (p *Predictions) Shape() (forecasts, horizon, quantiles int, err error) {
 	err = p.do(func(r swig.Predictions) {
-		forecasts, horizon, quantiles = int(r.Forecasts()), int(r.Horizon()), int(r.QuantileCount())
+		forecasts, horizon, quantiles = int(r.GetForecastCount()), int(r.GetHorizon()), int(r.GetQuantileCount())
 	})
 	return
 }
@@ -57,9 +57,9 @@ func (p *Predictions) Shape() (forecasts, horizon, quantiles int, err error) {
 func (p *Predictions) Quantiles() ([]float64, error) {
 	var levels []float64
 	err := p.do(func(r swig.Predictions) {
-		n := r.QuantileCount()
+		n := r.GetQuantileCount()
 		for i := uint64(0); i < n; i++ {
-			levels = append(levels, r.Quantile(i))
+			levels = append(levels, r.GetQuantile(i))
 		}
 	})
 	return levels, err
@@ -75,7 +75,7 @@ func (p *Predictions) Info(index int) (ForecastInfo, error) {
 	err = p.do(func(r swig.Predictions) {
 		raw := swig.NewForecastInfo()
 		defer swig.DeleteForecastInfo(raw)
-		r.Info(i, raw)
+		r.GetForecastInfo(i, raw)
 		info = ForecastInfo{Series: int(raw.GetSeries()), Origin: raw.GetOrigin(), IsFuture: raw.GetIs_future() != 0}
 	})
 	return info, err
@@ -88,7 +88,7 @@ func (p *Predictions) SeriesName(series int) (string, error) {
 		return "", err
 	}
 	var s string
-	err = p.do(func(r swig.Predictions) { s = r.SeriesName(i) })
+	err = p.do(func(r swig.Predictions) { s = r.GetSeriesName(i) })
 	return s, err
 }
 
@@ -104,14 +104,14 @@ func floats(a swig.FloatArray) []float32 {
 // Values are the forecasts, [forecasts x horizon x quantiles] row-major.
 func (p *Predictions) Values() ([]float32, error) {
 	var v []float32
-	err := p.do(func(r swig.Predictions) { v = floats(r.Values()) })
+	err := p.do(func(r swig.Predictions) { v = floats(r.GetValues()) })
 	return v, err
 }
 
 // Actuals are the known values, [forecasts x horizon] (NaN: unknown).
 func (p *Predictions) Actuals() ([]float32, error) {
 	var v []float32
-	err := p.do(func(r swig.Predictions) { v = floats(r.Actuals()) })
+	err := p.do(func(r swig.Predictions) { v = floats(r.GetActuals()) })
 	return v, err
 }
 
@@ -119,7 +119,7 @@ func (p *Predictions) Actuals() ([]float32, error) {
 func (p *Predictions) Times() ([]int64, error) {
 	var v []int64
 	err := p.do(func(r swig.Predictions) {
-		a := r.Times()
+		a := r.GetTimes()
 		defer swig.DeleteInt64Array(a)
 		v = make([]int64, a.Count())
 		for i := range v {

@@ -56,7 +56,8 @@ type MemoryReport struct {
 	NumUnits                 int
 }
 
-// TrainReport says how a training run ended (tft_train_report).
+// TrainReport says how a training run ended: tft_train_report's summary (tft_train_summary),
+// validation metrics and memory report, read through tft_train_report_get_*.
 type TrainReport struct {
 	EpochsRun             int64
 	BestEpoch             int64
@@ -203,6 +204,30 @@ func memoryFrom(m swig.MemoryReport) MemoryReport {
 		PredictedComputeOverhead: m.GetPredicted_compute_overhead(), NumUnits: int(m.GetNum_units())}
 }
 
+// reportFrom reads a tft_train_report through its three getters.
+func reportFrom(r swig.TrainReport) *TrainReport {
+	s := swig.NewTrainSummary()
+	defer swig.DeleteTrainSummary(s)
+	v := swig.NewMetrics()
+	defer swig.DeleteMetrics(v)
+	m := swig.NewMemoryReport()
+	defer swig.DeleteMemoryReport(m)
+	r.GetSummary(s)
+	r.GetValidation(v)
+	r.GetMemory(m)
+	return &TrainReport{
+		EpochsRun: s.GetEpochs_run(), BestEpoch: s.GetBest_epoch(),
+		ResumedFromEpoch: s.GetResumed_from_epoch(), EarlyStopped: s.GetEarly_stopped() != 0,
+		InitialValidationLoss: s.GetInitial_validation_loss(),
+		BestValidationLoss:    s.GetBest_validation_loss(),
+		FinalValidationLoss:   s.GetFinal_validation_loss(),
+		FinalTrainLoss:        s.GetFinal_train_loss(),
+		Validation:            metricsFrom(v),
+		TrainSeconds:          s.GetTrain_seconds(), SamplesPerSecond: s.GetSamples_per_second(),
+		PeakActivationBytes: s.GetPeak_activation_bytes(), Memory: memoryFrom(m),
+	}
+}
+
 func (t *Trainer) run(resume bool) (*TrainReport, error) {
 	if t == nil {
 		return nil, closedError("Trainer")
@@ -223,24 +248,14 @@ func (t *Trainer) run(resume bool) (*TrainReport, error) {
 
 	var report *TrainReport
 	err := call(func() {
-		r := swig.NewTrainReport()
-		defer swig.DeleteTrainReport(r)
+		var r swig.TrainReport
 		if resume {
-			raw.Resume(r)
+			r = raw.Resume()
 		} else {
-			raw.Train(r)
+			r = raw.Train()
 		}
-		report = &TrainReport{
-			EpochsRun: r.GetEpochs_run(), BestEpoch: r.GetBest_epoch(),
-			ResumedFromEpoch: r.GetResumed_from_epoch(), EarlyStopped: r.GetEarly_stopped() != 0,
-			InitialValidationLoss: r.GetInitial_validation_loss(),
-			BestValidationLoss:    r.GetBest_validation_loss(),
-			FinalValidationLoss:   r.GetFinal_validation_loss(),
-			FinalTrainLoss:        r.GetFinal_train_loss(),
-			Validation:            metricsFrom(r.GetValidation()),
-			TrainSeconds:          r.GetTrain_seconds(), SamplesPerSecond: r.GetSamples_per_second(),
-			PeakActivationBytes: r.GetPeak_activation_bytes(), Memory: memoryFrom(r.GetMemory()),
-		}
+		defer swig.DeleteTrainReport(r)
+		report = reportFrom(r)
 	})
 
 	t.mu.Lock()
@@ -300,9 +315,9 @@ func (t *Trainer) Evaluate() (Metrics, error) {
 	return m, err
 }
 
-// MemoryReport measures one training step's activation peak with checkpointing as
-// configured and with it off.
-func (t *Trainer) MemoryReport() (MemoryReport, error) {
+// MeasureMemory measures one training step's activation peak with checkpointing as
+// configured and with it off (tft_trainer_measure_memory).
+func (t *Trainer) MeasureMemory() (MemoryReport, error) {
 	var m MemoryReport
 	err := t.do(func(r swig.Trainer) {
 		raw := swig.NewMemoryReport()

@@ -2,7 +2,7 @@
  *
  *   tft_train_yaml CONFIG.yaml [KEY=VALUE ...]
  *
- * KEY=VALUE pairs override the file (tft_config_set), e.g. training.epochs=3 or
+ * KEY=VALUE pairs override the file (tft_config_set_value), e.g. training.epochs=3 or
  * output.directory=/tmp/run. Progress goes to stderr, one line per epoch; the summary goes to
  * stdout as "name: value" lines (the same fields every runner prints). Exit status: 0 on
  * success, 1 on any error (its message on stderr), 2 on bad usage. */
@@ -45,30 +45,47 @@ static int apply_override(tft_config* config, const char* assignment) {
   }
   memcpy(key, assignment, key_length);
   key[key_length] = '\0';
-  status = tft_config_set(config, key, equals + 1);
+  status = tft_config_set_value(config, key, equals + 1);
   return status == TFT_OK ? 0 : failed("override", status);
 }
 
-static void print_summary(const tft_train_report* r) {
-  printf("epochs_run: %lld\n", (long long)r->epochs_run);
-  printf("best_epoch: %lld\n", (long long)r->best_epoch);
-  printf("early_stopped: %s\n", r->early_stopped ? "true" : "false");
-  printf("initial_validation_loss: %.9g\n", r->initial_validation_loss);
-  printf("best_validation_loss: %.9g\n", r->best_validation_loss);
-  printf("final_validation_loss: %.9g\n", r->final_validation_loss);
-  printf("final_train_loss: %.9g\n", r->final_train_loss);
-  printf("q_risk_p50: %.9g\n", r->validation.q_risk_p50);
-  printf("q_risk_p90: %.9g\n", r->validation.q_risk_p90);
-  printf("samples_per_second: %.1f\n", r->samples_per_second);
-  printf("peak_activation_bytes: %lld\n", (long long)r->peak_activation_bytes);
-  printf("memory_savings_measured: %.4f\n", r->memory.measured_savings);
-  printf("memory_savings_predicted: %.4f\n", r->memory.predicted_savings);
+/* Prints the run's figures, read from the report through its three getters. */
+static tft_status print_summary(const tft_train_report* report) {
+  tft_train_summary r;
+  tft_metrics validation;
+  tft_memory_report memory;
+  tft_status status;
+  memset(&r, 0, sizeof r);
+  memset(&validation, 0, sizeof validation);
+  memset(&memory, 0, sizeof memory);
+  r.struct_size = sizeof r; /* each struct_size says which fields this runner knows */
+  validation.struct_size = sizeof validation;
+  memory.struct_size = sizeof memory;
+  if ((status = tft_train_report_get_summary(report, &r)) != TFT_OK ||
+      (status = tft_train_report_get_validation(report, &validation)) != TFT_OK ||
+      (status = tft_train_report_get_memory(report, &memory)) != TFT_OK) {
+    return status;
+  }
+  printf("epochs_run: %lld\n", (long long)r.epochs_run);
+  printf("best_epoch: %lld\n", (long long)r.best_epoch);
+  printf("early_stopped: %s\n", r.early_stopped ? "true" : "false");
+  printf("initial_validation_loss: %.9g\n", r.initial_validation_loss);
+  printf("best_validation_loss: %.9g\n", r.best_validation_loss);
+  printf("final_validation_loss: %.9g\n", r.final_validation_loss);
+  printf("final_train_loss: %.9g\n", r.final_train_loss);
+  printf("q_risk_p50: %.9g\n", validation.q_risk_p50);
+  printf("q_risk_p90: %.9g\n", validation.q_risk_p90);
+  printf("samples_per_second: %.1f\n", r.samples_per_second);
+  printf("peak_activation_bytes: %lld\n", (long long)r.peak_activation_bytes);
+  printf("memory_savings_measured: %.4f\n", memory.measured_savings);
+  printf("memory_savings_predicted: %.4f\n", memory.predicted_savings);
+  return TFT_OK;
 }
 
 int main(int argc, char** argv) {
   tft_config* config = NULL;
   tft_trainer* trainer = NULL;
-  tft_train_report report;
+  tft_train_report* report = NULL;
   tft_status status;
   int exit_code = 0, i;
 
@@ -76,7 +93,7 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: %s CONFIG.yaml [KEY=VALUE ...]\n", argv[0]);
     return 2;
   }
-  status = tft_config_load_file(argv[1], &config);
+  status = tft_config_create_from_file(argv[1], &config);
   if (status != TFT_OK) return failed("config", status);
   for (i = 2; i < argc && exit_code == 0; ++i) exit_code = apply_override(config, argv[i]);
   if (exit_code == 0 && (status = tft_config_validate(config)) != TFT_OK) {
@@ -87,15 +104,11 @@ int main(int argc, char** argv) {
   }
   if (exit_code == 0) {
     tft_trainer_set_progress_callback(trainer, print_epoch, NULL);
-    memset(&report, 0, sizeof report);
-    report.struct_size = sizeof report;
     status = tft_trainer_train(trainer, &report);
-    if (status == TFT_OK) {
-      print_summary(&report);
-    } else {
-      exit_code = failed("training", status);
-    }
+    if (status == TFT_OK) status = print_summary(report);
+    if (status != TFT_OK) exit_code = failed("training", status);
   }
+  tft_train_report_free(report);
   tft_trainer_free(trainer);
   tft_config_free(config);
   return exit_code;

@@ -168,7 +168,7 @@ int main(int argc, char** argv) {
                "quantization-aware training (training.qat.enabled: fake-quantized int8 linear "
                "layers)");
   app.add_option("--set", o.settings,
-                 "override a dotted config key, as tft_config_set does (repeatable)")
+                 "override a dotted config key, as tft_config_set_value does (repeatable)")
       ->type_name("KEY=VALUE")
       ->check([](const std::string& text) {
         return text.find('=') == std::string::npos || text.front() == '='

@@ -47,14 +47,33 @@ static inline void remove_tree(const char* dir) {
 
 static inline int file_exists(const char* path) { return access(path, F_OK) == 0; }
 
+/* A finished run's figures, read out of its report through the three getters. */
+struct run_result {
+  tft_train_summary summary;
+  tft_metrics validation;
+  tft_memory_report memory;
+};
+
+static inline tft_status read_report(const tft_train_report* report, struct run_result* out) {
+  tft_status status;
+  memset(out, 0, sizeof *out);
+  out->summary.struct_size = sizeof out->summary;
+  out->validation.struct_size = sizeof out->validation;
+  out->memory.struct_size = sizeof out->memory;
+  status = tft_train_report_get_summary(report, &out->summary);
+  if (status == TFT_OK) status = tft_train_report_get_validation(report, &out->validation);
+  if (status == TFT_OK) status = tft_train_report_get_memory(report, &out->memory);
+  return status;
+}
+
 #ifdef TFT_EXAMPLES_DIR
 /* tiny.yaml with output.directory set to `output_dir`. */
 static inline tft_config* load_tiny_config(const char* output_dir) {
   tft_config* config = NULL;
   char quoted[320];
-  ASSERT_OK(tft_config_load_file(TFT_EXAMPLES_DIR "/configs/tiny.yaml", &config));
+  ASSERT_OK(tft_config_create_from_file(TFT_EXAMPLES_DIR "/configs/tiny.yaml", &config));
   snprintf(quoted, sizeof quoted, "\"%s\"", output_dir);
-  ASSERT_OK(tft_config_set(config, "output.directory", quoted));
+  ASSERT_OK(tft_config_set_value(config, "output.directory", quoted));
   return config;
 }
 #endif

@@ -1,5 +1,5 @@
 /* The C API's version, error and checkpoint-configuration functions, from plain C99:
- * every function, NULL and bad arguments, and the seed's formula table again. */
+ * every function, NULL and bad arguments, and the table of the estimates' values. */
 #define _XOPEN_SOURCE 700 /* capi_test_support.h: mkdtemp, nftw */
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,7 +21,18 @@ static void version_matches_the_macros(void** state) {
   assert_int_equal(patch, TFTRAIN_VERSION_PATCH);
   snprintf(expected, sizeof expected, "%d.%d.%d", major, minor, patch);
   assert_string_equal(tft_version_string(), expected);
+  assert_string_equal(tft_version_string(), TFTRAIN_VERSION_STRING);
+  /* The generated header carries project(tftrain VERSION ...) of CMakeLists.txt. */
+  assert_string_equal(TFTRAIN_VERSION_STRING, TFT_PROJECT_VERSION);
   tft_version(NULL, NULL, NULL); /* any pointer may be NULL */
+}
+
+static void api_version_is_the_packed_version(void** state) {
+  (void)state;
+  assert_int_equal(tft_api_version(), TFT_API_VERSION);
+  assert_int_equal(TFT_API_VERSION, TFTRAIN_VERSION_MAJOR * 10000 + TFTRAIN_VERSION_MINOR * 100 +
+                                        TFTRAIN_VERSION_PATCH);
+  assert_true(tft_api_version() > 0);
 }
 
 static void status_names(void** state) {
@@ -42,34 +53,38 @@ static void null_arguments_are_errors_not_crashes(void** state) {
   size_t size = 7;
   tft_checkpoint_strategy strategy;
   (void)state;
-  ASSERT_STATUS(tft_checkpoint_config_uniform(2, NULL), TFT_ERROR_INVALID_ARGUMENT);
-  ASSERT_ERROR_HAS("tft_checkpoint_config_uniform: 'out' is NULL");
-  ASSERT_STATUS(tft_checkpoint_config_selective(NULL, 2, &cfg), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_STATUS(tft_checkpoint_config_create_uniform(2, NULL), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR_HAS("tft_checkpoint_config_create_uniform: 'out' is NULL");
+  ASSERT_STATUS(tft_checkpoint_config_create_selective(NULL, 2, &cfg), TFT_ERROR_INVALID_ARGUMENT);
   ASSERT_ERROR_HAS("'layers' is NULL");
   assert_null(cfg); /* out untouched on failure */
-  ASSERT_STATUS(tft_checkpoint_config_should_checkpoint(NULL, 0, &flag),
+  ASSERT_STATUS(tft_checkpoint_config_get_should_checkpoint(NULL, 0, &flag),
                 TFT_ERROR_INVALID_ARGUMENT);
   assert_int_equal(flag, 7);
-  ASSERT_STATUS(tft_checkpoint_config_memory_savings(NULL, 6, &value), TFT_ERROR_INVALID_ARGUMENT);
-  ASSERT_STATUS(tft_checkpoint_config_compute_overhead(NULL, 6, &value),
+  ASSERT_STATUS(tft_checkpoint_config_get_memory_savings(NULL, 6, &value),
+                TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_STATUS(tft_checkpoint_config_get_compute_overhead(NULL, 6, &value),
                 TFT_ERROR_INVALID_ARGUMENT);
   assert_true(value == 7.0);
   ASSERT_STATUS(tft_checkpoint_config_validate(NULL), TFT_ERROR_INVALID_ARGUMENT);
-  ASSERT_STATUS(tft_checkpoint_config_summary(NULL, NULL, 0, &size), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_STATUS(tft_checkpoint_config_get_summary(NULL, NULL, 0, &size),
+                TFT_ERROR_INVALID_ARGUMENT);
   assert_int_equal(size, 7);
-  ASSERT_STATUS(tft_checkpoint_config_from_yaml(NULL, &cfg), TFT_ERROR_INVALID_ARGUMENT);
-  ASSERT_STATUS(tft_checkpoint_config_from_json(NULL, &cfg), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_STATUS(tft_checkpoint_config_create_from_yaml(NULL, &cfg), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_STATUS(tft_checkpoint_config_create_from_json(NULL, &cfg), TFT_ERROR_INVALID_ARGUMENT);
   ASSERT_STATUS(tft_checkpoint_config_set_checkpoint_ffn(NULL, 1), TFT_ERROR_INVALID_ARGUMENT);
-  ASSERT_STATUS(tft_checkpoint_config_set_checkpoint_attention(NULL, 1), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_STATUS(tft_checkpoint_config_set_checkpoint_attention(NULL, 1),
+                TFT_ERROR_INVALID_ARGUMENT);
   ASSERT_STATUS(tft_checkpoint_config_set_min_interval(NULL, 1), TFT_ERROR_INVALID_ARGUMENT);
-  ASSERT_STATUS(tft_checkpoint_config_strategy(NULL, &strategy), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_STATUS(tft_checkpoint_config_get_strategy(NULL, &strategy), TFT_ERROR_INVALID_ARGUMENT);
   ASSERT_STATUS(tft_checkpoint_config_clone(NULL, &cfg), TFT_ERROR_INVALID_ARGUMENT);
 
-  ASSERT_OK(tft_checkpoint_config_none(&cfg));
-  ASSERT_STATUS(tft_checkpoint_config_should_checkpoint(cfg, 0, NULL), TFT_ERROR_INVALID_ARGUMENT);
-  ASSERT_STATUS(tft_checkpoint_config_strategy(cfg, NULL), TFT_ERROR_INVALID_ARGUMENT);
-  ASSERT_STATUS(tft_checkpoint_config_min_interval(cfg, NULL), TFT_ERROR_INVALID_ARGUMENT);
-  ASSERT_STATUS(tft_checkpoint_config_summary(cfg, NULL, 4, &size), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_OK(tft_checkpoint_config_create_none(&cfg));
+  ASSERT_STATUS(tft_checkpoint_config_get_should_checkpoint(cfg, 0, NULL),
+                TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_STATUS(tft_checkpoint_config_get_strategy(cfg, NULL), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_STATUS(tft_checkpoint_config_get_min_interval(cfg, NULL), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_STATUS(tft_checkpoint_config_get_summary(cfg, NULL, 4, &size), TFT_ERROR_INVALID_ARGUMENT);
   ASSERT_ERROR_HAS("'buf' is NULL but 'len' is 4");
   tft_checkpoint_config_free(cfg);
   tft_checkpoint_config_free(NULL);
@@ -80,11 +95,12 @@ static void freed_handle_is_detected(void** state) {
   tft_checkpoint_config* other = NULL;
   int flag = 0;
   (void)state;
-  ASSERT_OK(tft_checkpoint_config_uniform(2, &cfg));
+  ASSERT_OK(tft_checkpoint_config_create_uniform(2, &cfg));
   /* Keep a second live allocation so the freed block is not trivially reused. */
-  ASSERT_OK(tft_checkpoint_config_uniform(3, &other));
+  ASSERT_OK(tft_checkpoint_config_create_uniform(3, &other));
   tft_checkpoint_config_free(cfg);
-  ASSERT_STATUS(tft_checkpoint_config_should_checkpoint(cfg, 0, &flag), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_STATUS(tft_checkpoint_config_get_should_checkpoint(cfg, 0, &flag),
+                TFT_ERROR_INVALID_ARGUMENT);
   ASSERT_ERROR_HAS("dead handle");
   tft_checkpoint_config_free(cfg); /* a second free is ignored */
   tft_checkpoint_config_free(other);
@@ -102,48 +118,48 @@ struct formula_row {
 
 static tft_checkpoint_config* make_uniform2(void) {
   tft_checkpoint_config* c = NULL;
-  tft_checkpoint_config_uniform(2, &c);
+  tft_checkpoint_config_create_uniform(2, &c);
   return c;
 }
 static tft_checkpoint_config* make_uniform3(void) {
   tft_checkpoint_config* c = NULL;
-  tft_checkpoint_config_uniform(3, &c);
+  tft_checkpoint_config_create_uniform(3, &c);
   return c;
 }
 static tft_checkpoint_config* make_uniform0(void) {
   tft_checkpoint_config* c = NULL;
-  tft_checkpoint_config_uniform(0, &c);
+  tft_checkpoint_config_create_uniform(0, &c);
   return c;
 }
 static tft_checkpoint_config* make_selective03(void) {
   const size_t layers[] = {0, 3};
   tft_checkpoint_config* c = NULL;
-  tft_checkpoint_config_selective(layers, 2, &c);
+  tft_checkpoint_config_create_selective(layers, 2, &c);
   return c;
 }
 static tft_checkpoint_config* make_selective_empty(void) {
   tft_checkpoint_config* c = NULL;
-  tft_checkpoint_config_selective(NULL, 0, &c);
+  tft_checkpoint_config_create_selective(NULL, 0, &c);
   return c;
 }
 static tft_checkpoint_config* make_dynamic_10_035(void) {
   tft_checkpoint_config* c = NULL;
-  tft_checkpoint_config_dynamic(10, 0.35, &c);
+  tft_checkpoint_config_create_dynamic(10, 0.35, &c);
   return c;
 }
 static tft_checkpoint_config* make_dynamic_6_03_min4(void) {
   tft_checkpoint_config* c = NULL;
-  tft_checkpoint_config_dynamic(6, 0.3, &c);
+  tft_checkpoint_config_create_dynamic(6, 0.3, &c);
   tft_checkpoint_config_set_min_interval(c, 4);
   return c;
 }
 static tft_checkpoint_config* make_none(void) {
   tft_checkpoint_config* c = NULL;
-  tft_checkpoint_config_none(&c);
+  tft_checkpoint_config_create_none(&c);
   return c;
 }
 
-static void seed_formulas(void** state) {
+static void estimate_formulas(void** state) {
   /* Expected values computed by hand from shared/seeds/README.md. */
   const struct formula_row rows[] = {
       {"uniform(2) n6 i0", make_uniform2, 6, 0, 1, 1.0 - 3.0 / 6.0, 1.0 + 1.0 / 6.0},
@@ -171,9 +187,9 @@ static void seed_formulas(void** state) {
     int should = -1;
     double savings = -1, overhead = -1;
     assert_non_null(cfg);
-    ASSERT_OK(tft_checkpoint_config_should_checkpoint(cfg, rows[r].i, &should));
-    ASSERT_OK(tft_checkpoint_config_memory_savings(cfg, rows[r].n, &savings));
-    ASSERT_OK(tft_checkpoint_config_compute_overhead(cfg, rows[r].n, &overhead));
+    ASSERT_OK(tft_checkpoint_config_get_should_checkpoint(cfg, rows[r].i, &should));
+    ASSERT_OK(tft_checkpoint_config_get_memory_savings(cfg, rows[r].n, &savings));
+    ASSERT_OK(tft_checkpoint_config_get_compute_overhead(cfg, rows[r].n, &overhead));
     if (should != rows[r].should || fabs(savings - rows[r].savings) > 1e-12 ||
         fabs(overhead - rows[r].overhead) > 1e-12) {
       fail_msg("%s: got should=%d savings=%.15g overhead=%.15g, want %d %.15g %.15g",
@@ -193,25 +209,25 @@ static void constructors_flags_and_validation(void** state) {
   const size_t duplicates[] = {1, 1};
   (void)state;
 
-  ASSERT_OK(tft_checkpoint_config_none(&cfg));
-  ASSERT_OK(tft_checkpoint_config_checkpoint_attention(cfg, &attention));
-  ASSERT_OK(tft_checkpoint_config_checkpoint_ffn(cfg, &ffn));
-  ASSERT_OK(tft_checkpoint_config_min_interval(cfg, &min_interval));
+  ASSERT_OK(tft_checkpoint_config_create_none(&cfg));
+  ASSERT_OK(tft_checkpoint_config_get_checkpoint_attention(cfg, &attention));
+  ASSERT_OK(tft_checkpoint_config_get_checkpoint_ffn(cfg, &ffn));
+  ASSERT_OK(tft_checkpoint_config_get_min_interval(cfg, &min_interval));
   assert_int_equal(attention, 0);
   assert_int_equal(ffn, 0);
   assert_int_equal(min_interval, 1);
   tft_checkpoint_config_free(cfg);
 
-  ASSERT_OK(tft_checkpoint_config_dynamic(6, 0.5, &cfg));
-  ASSERT_OK(tft_checkpoint_config_strategy(cfg, &strategy));
+  ASSERT_OK(tft_checkpoint_config_create_dynamic(6, 0.5, &cfg));
+  ASSERT_OK(tft_checkpoint_config_get_strategy(cfg, &strategy));
   assert_int_equal(strategy, TFT_CHECKPOINT_DYNAMIC);
-  ASSERT_OK(tft_checkpoint_config_checkpoint_attention(cfg, &attention));
+  ASSERT_OK(tft_checkpoint_config_get_checkpoint_attention(cfg, &attention));
   assert_int_equal(attention, 1);
   ASSERT_OK(tft_checkpoint_config_set_checkpoint_attention(cfg, 0));
   ASSERT_OK(tft_checkpoint_config_set_checkpoint_ffn(cfg, 0));
   ASSERT_OK(tft_checkpoint_config_clone(cfg, &copy));
-  ASSERT_OK(tft_checkpoint_config_checkpoint_attention(copy, &attention));
-  ASSERT_OK(tft_checkpoint_config_checkpoint_ffn(copy, &ffn));
+  ASSERT_OK(tft_checkpoint_config_get_checkpoint_attention(copy, &attention));
+  ASSERT_OK(tft_checkpoint_config_get_checkpoint_ffn(copy, &ffn));
   assert_int_equal(attention, 0);
   assert_int_equal(ffn, 0);
   ASSERT_OK(tft_checkpoint_config_validate(copy));
@@ -222,20 +238,20 @@ static void constructors_flags_and_validation(void** state) {
   tft_checkpoint_config_free(cfg);
 
   cfg = NULL;
-  ASSERT_STATUS(tft_checkpoint_config_dynamic(0, 0.5, &cfg), TFT_ERROR_CONFIG);
+  ASSERT_STATUS(tft_checkpoint_config_create_dynamic(0, 0.5, &cfg), TFT_ERROR_CONFIG);
   ASSERT_ERROR_HAS("checkpoint.num_layers: must be at least 1 (got 0)");
-  ASSERT_STATUS(tft_checkpoint_config_dynamic(6, 1.5, &cfg), TFT_ERROR_CONFIG);
+  ASSERT_STATUS(tft_checkpoint_config_create_dynamic(6, 1.5, &cfg), TFT_ERROR_CONFIG);
   ASSERT_ERROR_HAS("(got 1.5)");
-  ASSERT_STATUS(tft_checkpoint_config_dynamic(6, NAN, &cfg), TFT_ERROR_CONFIG);
+  ASSERT_STATUS(tft_checkpoint_config_create_dynamic(6, NAN, &cfg), TFT_ERROR_CONFIG);
   ASSERT_ERROR_HAS("(got nan)");
   assert_null(cfg);
 
-  ASSERT_OK(tft_checkpoint_config_uniform(0, &cfg));
+  ASSERT_OK(tft_checkpoint_config_create_uniform(0, &cfg));
   ASSERT_STATUS(tft_checkpoint_config_validate(cfg), TFT_ERROR_CONFIG);
   ASSERT_ERROR_HAS("checkpoint.interval: must be at least 1 (got 0)");
   tft_checkpoint_config_free(cfg);
 
-  ASSERT_OK(tft_checkpoint_config_selective(duplicates, 2, &cfg));
+  ASSERT_OK(tft_checkpoint_config_create_selective(duplicates, 2, &cfg));
   ASSERT_STATUS(tft_checkpoint_config_validate(cfg), TFT_ERROR_CONFIG);
   ASSERT_ERROR_HAS("duplicate index 1");
   tft_checkpoint_config_free(cfg);
@@ -247,14 +263,14 @@ static void summary_with_size_query_and_truncation(void** state) {
   char small[8];
   char* big;
   (void)state;
-  ASSERT_OK(tft_checkpoint_config_dynamic(6, 0.3, &cfg));
-  ASSERT_OK(tft_checkpoint_config_summary(cfg, NULL, 0, &needed));
+  ASSERT_OK(tft_checkpoint_config_create_dynamic(6, 0.3, &cfg));
+  ASSERT_OK(tft_checkpoint_config_get_summary(cfg, NULL, 0, &needed));
   assert_int_equal(needed, strlen("Dynamic checkpointing (6 layers, 30.0% memory target)") + 1);
   big = (char*)test_malloc(needed);
-  ASSERT_OK(tft_checkpoint_config_summary(cfg, big, needed, NULL));
+  ASSERT_OK(tft_checkpoint_config_get_summary(cfg, big, needed, NULL));
   assert_string_equal(big, "Dynamic checkpointing (6 layers, 30.0% memory target)");
   test_free(big);
-  ASSERT_STATUS(tft_checkpoint_config_summary(cfg, small, sizeof small, &needed),
+  ASSERT_STATUS(tft_checkpoint_config_get_summary(cfg, small, sizeof small, &needed),
                 TFT_ERROR_BUFFER_TOO_SMALL);
   assert_string_equal(small, "Dynamic");
   tft_checkpoint_config_free(cfg);
@@ -268,46 +284,49 @@ static void yaml_and_json_round_trips_and_errors(void** state) {
   int flag = -1;
   tft_checkpoint_strategy strategy = TFT_CHECKPOINT_NONE;
   (void)state;
-  ASSERT_OK(tft_checkpoint_config_selective(layers, 2, &cfg));
+  ASSERT_OK(tft_checkpoint_config_create_selective(layers, 2, &cfg));
   ASSERT_OK(tft_checkpoint_config_set_checkpoint_ffn(cfg, 0));
   ASSERT_OK(tft_checkpoint_config_to_yaml(cfg, text, sizeof text, NULL));
   assert_non_null(strstr(text, "strategy: selective"));
-  ASSERT_OK(tft_checkpoint_config_from_yaml(text, &back));
-  ASSERT_OK(tft_checkpoint_config_strategy(back, &strategy));
+  ASSERT_OK(tft_checkpoint_config_create_from_yaml(text, &back));
+  ASSERT_OK(tft_checkpoint_config_get_strategy(back, &strategy));
   assert_int_equal(strategy, TFT_CHECKPOINT_SELECTIVE);
-  ASSERT_OK(tft_checkpoint_config_should_checkpoint(back, 3, &flag));
+  ASSERT_OK(tft_checkpoint_config_get_should_checkpoint(back, 3, &flag));
   assert_int_equal(flag, 1);
-  ASSERT_OK(tft_checkpoint_config_checkpoint_ffn(back, &flag));
+  ASSERT_OK(tft_checkpoint_config_get_checkpoint_ffn(back, &flag));
   assert_int_equal(flag, 0);
   tft_checkpoint_config_free(back);
 
   ASSERT_OK(tft_checkpoint_config_to_json(cfg, text, sizeof text, NULL));
-  ASSERT_OK(tft_checkpoint_config_from_json(text, &back));
-  ASSERT_OK(tft_checkpoint_config_should_checkpoint(back, 0, &flag));
+  ASSERT_OK(tft_checkpoint_config_create_from_json(text, &back));
+  ASSERT_OK(tft_checkpoint_config_get_should_checkpoint(back, 0, &flag));
   assert_int_equal(flag, 1);
   tft_checkpoint_config_free(back);
   tft_checkpoint_config_free(cfg);
 
   back = NULL;
-  ASSERT_STATUS(tft_checkpoint_config_from_yaml("strategy: uniform\ninterval: 2\nintervall: 3\n",
-                                                &back),
+  ASSERT_STATUS(tft_checkpoint_config_create_from_yaml(
+                    "strategy: uniform\ninterval: 2\nintervall: 3\n", &back),
                 TFT_ERROR_CONFIG);
   ASSERT_ERROR_HAS("line 3");
   ASSERT_ERROR_HAS("unknown key 'intervall'");
-  ASSERT_STATUS(tft_checkpoint_config_from_yaml("strategy: [unclosed\n", &back), TFT_ERROR_CONFIG);
-  ASSERT_STATUS(tft_checkpoint_config_from_json("{\"strategy\": 3}", &back), TFT_ERROR_CONFIG);
+  ASSERT_STATUS(tft_checkpoint_config_create_from_yaml("strategy: [unclosed\n", &back),
+                TFT_ERROR_CONFIG);
+  ASSERT_STATUS(tft_checkpoint_config_create_from_json("{\"strategy\": 3}", &back),
+                TFT_ERROR_CONFIG);
   ASSERT_ERROR_HAS("checkpoint.strategy");
-  ASSERT_STATUS(tft_checkpoint_config_from_json("{not json", &back), TFT_ERROR_CONFIG);
+  ASSERT_STATUS(tft_checkpoint_config_create_from_json("{not json", &back), TFT_ERROR_CONFIG);
   assert_null(back);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(version_matches_the_macros),
+      cmocka_unit_test(api_version_is_the_packed_version),
       cmocka_unit_test(status_names),
       cmocka_unit_test(null_arguments_are_errors_not_crashes),
       cmocka_unit_test(freed_handle_is_detected),
-      cmocka_unit_test(seed_formulas),
+      cmocka_unit_test(estimate_formulas),
       cmocka_unit_test(constructors_flags_and_validation),
       cmocka_unit_test(summary_with_size_query_and_truncation),
       cmocka_unit_test(yaml_and_json_round_trips_and_errors),

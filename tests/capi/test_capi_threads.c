@@ -24,7 +24,7 @@ struct worker {
   int index;
   char output_dir[300];
   tft_status train_status;
-  tft_train_report report;
+  struct run_result result;
   int errors_kept_apart; /* 1 when this thread's own errors were what it read back */
   char message[512];
 };
@@ -42,11 +42,11 @@ static void* train_one(void* arg) {
   struct worker* w = arg;
   tft_config* config = NULL;
   tft_trainer* trainer = NULL;
-  tft_train_report report;
+  tft_train_report* report = NULL;
   char key[64];
   snprintf(key, sizeof key, "training.no_such_key_%d", w->index);
   w->errors_kept_apart = 1;
-  if (tft_config_load_file(TFT_EXAMPLES_DIR "/configs/tiny.yaml", &config) != TFT_OK) {
+  if (tft_config_create_from_file(TFT_EXAMPLES_DIR "/configs/tiny.yaml", &config) != TFT_OK) {
     snprintf(w->message, sizeof w->message, "load: %s", tft_last_error());
     w->train_status = TFT_ERROR_INTERNAL;
     return NULL;
@@ -54,11 +54,12 @@ static void* train_one(void* arg) {
   {
     char quoted[320], seed[32];
     snprintf(quoted, sizeof quoted, "\"%s\"", w->output_dir);
-    tft_config_set(config, "output.directory", quoted);
+    tft_config_set_value(config, "output.directory", quoted);
     snprintf(seed, sizeof seed, "%d", 100 + w->index);
-    tft_config_set(config, "training.seed", seed);
+    tft_config_set_value(config, "training.seed", seed);
   }
-  if (tft_config_set(config, key, "1") != TFT_ERROR_CONFIG || !own_error_is_visible(w->index)) {
+  if (tft_config_set_value(config, key, "1") != TFT_ERROR_CONFIG ||
+      !own_error_is_visible(w->index)) {
     w->errors_kept_apart = 0;
   }
   if (tft_trainer_create(config, &trainer) != TFT_OK) {
@@ -67,16 +68,14 @@ static void* train_one(void* arg) {
     tft_config_free(config);
     return NULL;
   }
-  memset(&report, 0, sizeof report);
-  report.struct_size = sizeof report;
-  report.validation.struct_size = sizeof report.validation;
-  report.memory.struct_size = sizeof report.memory;
   w->train_status = tft_trainer_train(trainer, &report);
+  if (w->train_status == TFT_OK) w->train_status = read_report(report, &w->result);
   if (w->train_status != TFT_OK) snprintf(w->message, sizeof w->message, "%s", tft_last_error());
-  w->report = report;
+  tft_train_report_free(report);
   /* The error made before training is still this thread's last one. */
   if (w->train_status == TFT_OK && !own_error_is_visible(w->index)) w->errors_kept_apart = 0;
-  if (tft_config_set(config, key, "1") != TFT_ERROR_CONFIG || !own_error_is_visible(w->index)) {
+  if (tft_config_set_value(config, key, "1") != TFT_ERROR_CONFIG ||
+      !own_error_is_visible(w->index)) {
     w->errors_kept_apart = 0;
   }
   tft_trainer_free(trainer);
@@ -106,21 +105,24 @@ static void start_workers(struct worker* workers, const char* dir, const char* n
       fail_msg("%s %d: %s: %s", name, i, tft_status_name(workers[i].train_status),
                workers[i].message);
     }
-    assert_true(isfinite(workers[i].report.final_validation_loss));
+    assert_true(isfinite(workers[i].result.summary.final_validation_loss));
     assert_true(workers[i].errors_kept_apart);
   }
 }
 
 /* Bitwise: the same bits of every loss and metric, the same activation peaks. */
-static void assert_same_run(const tft_train_report* alone, const tft_train_report* together,
-                            int index) {
+static void assert_same_run(const struct run_result* alone_run,
+                            const struct run_result* together_run, int index) {
+  const tft_train_summary* alone = &alone_run->summary;
+  const tft_train_summary* together = &together_run->summary;
   const double alone_losses[] = {alone->final_train_loss, alone->final_validation_loss,
                                  alone->best_validation_loss, alone->initial_validation_loss,
-                                 alone->validation.loss, alone->validation.mae_p50};
+                                 alone_run->validation.loss, alone_run->validation.mae_p50};
   const double together_losses[] = {together->final_train_loss, together->final_validation_loss,
                                     together->best_validation_loss,
-                                    together->initial_validation_loss, together->validation.loss,
-                                    together->validation.mae_p50};
+                                    together->initial_validation_loss,
+                                    together_run->validation.loss,
+                                    together_run->validation.mae_p50};
   if (memcmp(alone_losses, together_losses, sizeof alone_losses) != 0) {
     fail_msg("trainer %d: final train loss %.17g alone, %.17g together; validation %.17g, %.17g",
              index, alone->final_train_loss, together->final_train_loss,
@@ -128,8 +130,10 @@ static void assert_same_run(const tft_train_report* alone, const tft_train_repor
   }
   assert_int_equal(alone->epochs_run, together->epochs_run);
   assert_int_equal(alone->peak_activation_bytes, together->peak_activation_bytes);
-  assert_int_equal(alone->memory.checkpointed_peak_bytes, together->memory.checkpointed_peak_bytes);
-  assert_int_equal(alone->memory.unchecked_peak_bytes, together->memory.unchecked_peak_bytes);
+  assert_int_equal(alone_run->memory.checkpointed_peak_bytes,
+                   together_run->memory.checkpointed_peak_bytes);
+  assert_int_equal(alone_run->memory.unchecked_peak_bytes,
+                   together_run->memory.unchecked_peak_bytes);
 }
 
 static void eight_trainers_at_once_end_as_each_ends_alone(void** state) {
@@ -141,11 +145,11 @@ static void eight_trainers_at_once_end_as_each_ends_alone(void** state) {
   start_workers(alone, dir, "alone", 0);
   start_workers(together, dir, "together", 1);
   for (i = 0; i < kThreads; ++i) {
-    assert_true(alone[i].report.peak_activation_bytes > 0);
-    assert_same_run(&alone[i].report, &together[i].report, i);
+    assert_true(alone[i].result.summary.peak_activation_bytes > 0);
+    assert_same_run(&alone[i].result, &together[i].result, i);
   }
   /* The seeds matter: otherwise "the same as alone" would prove nothing. */
-  assert_true(alone[0].report.final_train_loss != alone[1].report.final_train_loss);
+  assert_true(alone[0].result.summary.final_train_loss != alone[1].result.summary.final_train_loss);
   remove_tree(dir);
 }
 
@@ -187,7 +191,7 @@ static void cancel_from_another_thread(void** state) {
   pthread_mutex_init(&run.mutex, NULL);
   pthread_cond_init(&run.started, NULL);
   config = load_tiny_config(dir);
-  ASSERT_OK(tft_config_set(config, "training.epochs", "50")); /* far longer than the test */
+  ASSERT_OK(tft_config_set_value(config, "training.epochs", "50")); /* far longer than the test */
   ASSERT_OK(tft_trainer_create(config, &run.trainer));
   ASSERT_OK(tft_trainer_set_progress_callback(run.trainer, signal_steps, &run));
   assert_int_equal(pthread_create(&thread, NULL, run_training, &run), 0);

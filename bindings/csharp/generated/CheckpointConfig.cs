@@ -61,36 +61,36 @@ internal class CheckpointConfig : global::System.IDisposable {
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 
-  public static CheckpointConfig Uniform(ulong interval) {
-    global::System.IntPtr cPtr = tftrainPINVOKE.CheckpointConfig_Uniform(interval);
+  public static CheckpointConfig CreateUniform(ulong interval) {
+    global::System.IntPtr cPtr = tftrainPINVOKE.CheckpointConfig_CreateUniform(interval);
     CheckpointConfig ret = (cPtr == global::System.IntPtr.Zero) ? null : new CheckpointConfig(cPtr, true);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public static CheckpointConfig Selective(IndexList layers) {
-    global::System.IntPtr cPtr = tftrainPINVOKE.CheckpointConfig_Selective(IndexList.getCPtr(layers));
+  public static CheckpointConfig CreateSelective(IndexList layers) {
+    global::System.IntPtr cPtr = tftrainPINVOKE.CheckpointConfig_CreateSelective(IndexList.getCPtr(layers));
     CheckpointConfig ret = (cPtr == global::System.IntPtr.Zero) ? null : new CheckpointConfig(cPtr, true);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public static CheckpointConfig Dynamic(ulong num_layers, double memory_fraction) {
-    global::System.IntPtr cPtr = tftrainPINVOKE.CheckpointConfig_Dynamic(num_layers, memory_fraction);
+  public static CheckpointConfig CreateDynamic(ulong num_layers, double memory_fraction) {
+    global::System.IntPtr cPtr = tftrainPINVOKE.CheckpointConfig_CreateDynamic(num_layers, memory_fraction);
     CheckpointConfig ret = (cPtr == global::System.IntPtr.Zero) ? null : new CheckpointConfig(cPtr, true);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public static CheckpointConfig FromYaml(string yaml) {
-    global::System.IntPtr cPtr = tftrainPINVOKE.CheckpointConfig_FromYaml(yaml);
+  public static CheckpointConfig CreateFromYaml(string yaml) {
+    global::System.IntPtr cPtr = tftrainPINVOKE.CheckpointConfig_CreateFromYaml(yaml);
     CheckpointConfig ret = (cPtr == global::System.IntPtr.Zero) ? null : new CheckpointConfig(cPtr, true);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public static CheckpointConfig FromJson(string json) {
-    global::System.IntPtr cPtr = tftrainPINVOKE.CheckpointConfig_FromJson(json);
+  public static CheckpointConfig CreateFromJson(string json) {
+    global::System.IntPtr cPtr = tftrainPINVOKE.CheckpointConfig_CreateFromJson(json);
     CheckpointConfig ret = (cPtr == global::System.IntPtr.Zero) ? null : new CheckpointConfig(cPtr, true);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
@@ -118,44 +118,44 @@ internal class CheckpointConfig : global::System.IDisposable {
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 
-  public int Strategy() {
-    int ret = tftrainPINVOKE.CheckpointConfig_Strategy(swigCPtr);
+  public int GetStrategy() {
+    int ret = tftrainPINVOKE.CheckpointConfig_GetStrategy(swigCPtr);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public bool CheckpointAttention() {
-    bool ret = tftrainPINVOKE.CheckpointConfig_CheckpointAttention(swigCPtr);
+  public bool GetCheckpointAttention() {
+    bool ret = tftrainPINVOKE.CheckpointConfig_GetCheckpointAttention(swigCPtr);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public bool CheckpointFfn() {
-    bool ret = tftrainPINVOKE.CheckpointConfig_CheckpointFfn(swigCPtr);
+  public bool GetCheckpointFfn() {
+    bool ret = tftrainPINVOKE.CheckpointConfig_GetCheckpointFfn(swigCPtr);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public ulong MinInterval() {
-    ulong ret = tftrainPINVOKE.CheckpointConfig_MinInterval(swigCPtr);
+  public ulong GetMinInterval() {
+    ulong ret = tftrainPINVOKE.CheckpointConfig_GetMinInterval(swigCPtr);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public bool ShouldCheckpoint(ulong layer) {
-    bool ret = tftrainPINVOKE.CheckpointConfig_ShouldCheckpoint(swigCPtr, layer);
+  public bool GetShouldCheckpoint(ulong layer) {
+    bool ret = tftrainPINVOKE.CheckpointConfig_GetShouldCheckpoint(swigCPtr, layer);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public double MemorySavings(ulong num_layers) {
-    double ret = tftrainPINVOKE.CheckpointConfig_MemorySavings(swigCPtr, num_layers);
+  public double GetMemorySavings(ulong num_layers) {
+    double ret = tftrainPINVOKE.CheckpointConfig_GetMemorySavings(swigCPtr, num_layers);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public double ComputeOverhead(ulong num_layers) {
-    double ret = tftrainPINVOKE.CheckpointConfig_ComputeOverhead(swigCPtr, num_layers);
+  public double GetComputeOverhead(ulong num_layers) {
+    double ret = tftrainPINVOKE.CheckpointConfig_GetComputeOverhead(swigCPtr, num_layers);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
@@ -165,8 +165,8 @@ internal class CheckpointConfig : global::System.IDisposable {
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 
-  public string Summary() {
-    string ret = tftrainPINVOKE.CheckpointConfig_Summary(swigCPtr);
+  public string GetSummary() {
+    string ret = tftrainPINVOKE.CheckpointConfig_GetSummary(swigCPtr);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }

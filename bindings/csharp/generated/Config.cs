@@ -61,8 +61,8 @@ internal class Config : global::System.IDisposable {
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 
-  public static Config LoadFile(string path) {
-    global::System.IntPtr cPtr = tftrainPINVOKE.Config_LoadFile(path);
+  public static Config CreateFromFile(string path) {
+    global::System.IntPtr cPtr = tftrainPINVOKE.Config_CreateFromFile(path);
     Config ret = (cPtr == global::System.IntPtr.Zero) ? null : new Config(cPtr, true);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
@@ -75,14 +75,14 @@ internal class Config : global::System.IDisposable {
     return ret;
   }
 
-  public string Get(string key) {
-    string ret = tftrainPINVOKE.Config_Get(swigCPtr, key);
+  public string GetValue(string key) {
+    string ret = tftrainPINVOKE.Config_GetValue(swigCPtr, key);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public void Set(string key, string value) {
-    tftrainPINVOKE.Config_Set(swigCPtr, key, value);
+  public void SetValue(string key, string value) {
+    tftrainPINVOKE.Config_SetValue(swigCPtr, key, value);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 

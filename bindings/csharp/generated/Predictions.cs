@@ -57,57 +57,57 @@ internal class Predictions : global::System.IDisposable {
     }
   }
 
-  public ulong Forecasts() {
-    ulong ret = tftrainPINVOKE.Predictions_Forecasts(swigCPtr);
+  public ulong GetForecastCount() {
+    ulong ret = tftrainPINVOKE.Predictions_GetForecastCount(swigCPtr);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public ulong Horizon() {
-    ulong ret = tftrainPINVOKE.Predictions_Horizon(swigCPtr);
+  public ulong GetHorizon() {
+    ulong ret = tftrainPINVOKE.Predictions_GetHorizon(swigCPtr);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public ulong QuantileCount() {
-    ulong ret = tftrainPINVOKE.Predictions_QuantileCount(swigCPtr);
+  public ulong GetQuantileCount() {
+    ulong ret = tftrainPINVOKE.Predictions_GetQuantileCount(swigCPtr);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public double Quantile(ulong i) {
-    double ret = tftrainPINVOKE.Predictions_Quantile(swigCPtr, i);
+  public double GetQuantile(ulong i) {
+    double ret = tftrainPINVOKE.Predictions_GetQuantile(swigCPtr, i);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public void Info(ulong index, ForecastInfo info) {
-    tftrainPINVOKE.Predictions_Info(swigCPtr, index, ForecastInfo.getCPtr(info));
+  public void GetForecastInfo(ulong index, ForecastInfo info) {
+    tftrainPINVOKE.Predictions_GetForecastInfo(swigCPtr, index, ForecastInfo.getCPtr(info));
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 
-  public string SeriesName(ulong series) {
-    string ret = tftrainPINVOKE.Predictions_SeriesName(swigCPtr, series);
+  public string GetSeriesName(ulong series) {
+    string ret = tftrainPINVOKE.Predictions_GetSeriesName(swigCPtr, series);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public FloatArray Values() {
-    global::System.IntPtr cPtr = tftrainPINVOKE.Predictions_Values(swigCPtr);
+  public FloatArray GetValues() {
+    global::System.IntPtr cPtr = tftrainPINVOKE.Predictions_GetValues(swigCPtr);
     FloatArray ret = (cPtr == global::System.IntPtr.Zero) ? null : new FloatArray(cPtr, true);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public FloatArray Actuals() {
-    global::System.IntPtr cPtr = tftrainPINVOKE.Predictions_Actuals(swigCPtr);
+  public FloatArray GetActuals() {
+    global::System.IntPtr cPtr = tftrainPINVOKE.Predictions_GetActuals(swigCPtr);
     FloatArray ret = (cPtr == global::System.IntPtr.Zero) ? null : new FloatArray(cPtr, true);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;
   }
 
-  public Int64Array Times() {
-    global::System.IntPtr cPtr = tftrainPINVOKE.Predictions_Times(swigCPtr);
+  public Int64Array GetTimes() {
+    global::System.IntPtr cPtr = tftrainPINVOKE.Predictions_GetTimes(swigCPtr);
     Int64Array ret = (cPtr == global::System.IntPtr.Zero) ? null : new Int64Array(cPtr, true);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
     return ret;

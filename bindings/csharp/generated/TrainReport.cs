@@ -57,113 +57,18 @@ internal class TrainReport : global::System.IDisposable {
     }
   }
 
-  public long epochs_run {
-    get {
-      long ret = tftrainPINVOKE.TrainReport_epochs_run_get(swigCPtr);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
+  public void GetSummary(TrainSummary out_) {
+    tftrainPINVOKE.TrainReport_GetSummary(swigCPtr, TrainSummary.getCPtr(out_));
+    if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 
-  public long best_epoch {
-    get {
-      long ret = tftrainPINVOKE.TrainReport_best_epoch_get(swigCPtr);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
+  public void GetValidation(Metrics out_) {
+    tftrainPINVOKE.TrainReport_GetValidation(swigCPtr, Metrics.getCPtr(out_));
+    if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 
-  public long resumed_from_epoch {
-    get {
-      long ret = tftrainPINVOKE.TrainReport_resumed_from_epoch_get(swigCPtr);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
-  }
-
-  public int early_stopped {
-    get {
-      int ret = tftrainPINVOKE.TrainReport_early_stopped_get(swigCPtr);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
-  }
-
-  public double initial_validation_loss {
-    get {
-      double ret = tftrainPINVOKE.TrainReport_initial_validation_loss_get(swigCPtr);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
-  }
-
-  public double best_validation_loss {
-    get {
-      double ret = tftrainPINVOKE.TrainReport_best_validation_loss_get(swigCPtr);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
-  }
-
-  public double final_validation_loss {
-    get {
-      double ret = tftrainPINVOKE.TrainReport_final_validation_loss_get(swigCPtr);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
-  }
-
-  public double final_train_loss {
-    get {
-      double ret = tftrainPINVOKE.TrainReport_final_train_loss_get(swigCPtr);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
-  }
-
-  public Metrics validation {
-    get {
-      global::System.IntPtr cPtr = tftrainPINVOKE.TrainReport_validation_get(swigCPtr);
-      Metrics ret = (cPtr == global::System.IntPtr.Zero) ? null : new Metrics(cPtr, false);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
-  }
-
-  public double train_seconds {
-    get {
-      double ret = tftrainPINVOKE.TrainReport_train_seconds_get(swigCPtr);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
-  }
-
-  public double samples_per_second {
-    get {
-      double ret = tftrainPINVOKE.TrainReport_samples_per_second_get(swigCPtr);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
-  }
-
-  public long peak_activation_bytes {
-    get {
-      long ret = tftrainPINVOKE.TrainReport_peak_activation_bytes_get(swigCPtr);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
-  }
-
-  public MemoryReport memory {
-    get {
-      global::System.IntPtr cPtr = tftrainPINVOKE.TrainReport_memory_get(swigCPtr);
-      MemoryReport ret = (cPtr == global::System.IntPtr.Zero) ? null : new MemoryReport(cPtr, false);
-      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
-      return ret;
-    } 
-  }
-
-  public TrainReport() : this(tftrainPINVOKE.new_TrainReport(), true) {
+  public void GetMemory(MemoryReport out_) {
+    tftrainPINVOKE.TrainReport_GetMemory(swigCPtr, MemoryReport.getCPtr(out_));
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 

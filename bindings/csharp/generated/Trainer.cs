@@ -71,14 +71,18 @@ internal class Trainer : global::System.IDisposable {
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 
-  public void Train(TrainReport report) {
-    tftrainPINVOKE.Trainer_Train(swigCPtr, TrainReport.getCPtr(report));
+  public TrainReport Train() {
+    global::System.IntPtr cPtr = tftrainPINVOKE.Trainer_Train(swigCPtr);
+    TrainReport ret = (cPtr == global::System.IntPtr.Zero) ? null : new TrainReport(cPtr, true);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
+    return ret;
   }
 
-  public void Resume(TrainReport report) {
-    tftrainPINVOKE.Trainer_Resume(swigCPtr, TrainReport.getCPtr(report));
+  public TrainReport Resume() {
+    global::System.IntPtr cPtr = tftrainPINVOKE.Trainer_Resume(swigCPtr);
+    TrainReport ret = (cPtr == global::System.IntPtr.Zero) ? null : new TrainReport(cPtr, true);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
+    return ret;
   }
 
   public void Cancel() {

@@ -35,6 +35,12 @@ internal class tftrain {
     return ret;
   }
 
+  public static int ApiVersion() {
+    int ret = tftrainPINVOKE.ApiVersion();
+    if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
+    return ret;
+  }
+
   public static string StatusName(int status) {
     string ret = tftrainPINVOKE.StatusName(status);
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
@@ -47,10 +53,6 @@ internal class tftrain {
     return ret;
   }
 
-  public static readonly int TFTRAIN_VERSION_MAJOR = tftrainPINVOKE.TFTRAIN_VERSION_MAJOR_get();
-  public static readonly int TFTRAIN_VERSION_MINOR = tftrainPINVOKE.TFTRAIN_VERSION_MINOR_get();
-  public static readonly int TFTRAIN_VERSION_PATCH = tftrainPINVOKE.TFTRAIN_VERSION_PATCH_get();
-  public static readonly int TFT_API_VERSION = tftrainPINVOKE.TFT_API_VERSION_get();
 }
 
 }

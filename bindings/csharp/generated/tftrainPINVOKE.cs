@@ -208,18 +208,6 @@ class tftrainPINVOKE {
   static protected TftRaiseHelper tftRaiseHelper = new TftRaiseHelper();
 
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TFTRAIN_VERSION_MAJOR_get___")]
-  public static extern int TFTRAIN_VERSION_MAJOR_get();
-
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TFTRAIN_VERSION_MINOR_get___")]
-  public static extern int TFTRAIN_VERSION_MINOR_get();
-
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TFTRAIN_VERSION_PATCH_get___")]
-  public static extern int TFTRAIN_VERSION_PATCH_get();
-
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TFT_API_VERSION_get___")]
-  public static extern int TFT_API_VERSION_get();
-
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Metrics_loss_get___")]
   public static extern double Metrics_loss_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
@@ -316,50 +304,44 @@ class tftrainPINVOKE {
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_MemoryReport___")]
   public static extern void delete_MemoryReport(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_epochs_run_get___")]
-  public static extern long TrainReport_epochs_run_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainSummary_epochs_run_get___")]
+  public static extern long TrainSummary_epochs_run_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_best_epoch_get___")]
-  public static extern long TrainReport_best_epoch_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainSummary_best_epoch_get___")]
+  public static extern long TrainSummary_best_epoch_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_resumed_from_epoch_get___")]
-  public static extern long TrainReport_resumed_from_epoch_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainSummary_resumed_from_epoch_get___")]
+  public static extern long TrainSummary_resumed_from_epoch_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_early_stopped_get___")]
-  public static extern int TrainReport_early_stopped_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainSummary_early_stopped_get___")]
+  public static extern int TrainSummary_early_stopped_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_initial_validation_loss_get___")]
-  public static extern double TrainReport_initial_validation_loss_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainSummary_initial_validation_loss_get___")]
+  public static extern double TrainSummary_initial_validation_loss_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_best_validation_loss_get___")]
-  public static extern double TrainReport_best_validation_loss_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainSummary_best_validation_loss_get___")]
+  public static extern double TrainSummary_best_validation_loss_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_final_validation_loss_get___")]
-  public static extern double TrainReport_final_validation_loss_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainSummary_final_validation_loss_get___")]
+  public static extern double TrainSummary_final_validation_loss_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_final_train_loss_get___")]
-  public static extern double TrainReport_final_train_loss_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainSummary_final_train_loss_get___")]
+  public static extern double TrainSummary_final_train_loss_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_validation_get___")]
-  public static extern global::System.IntPtr TrainReport_validation_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainSummary_train_seconds_get___")]
+  public static extern double TrainSummary_train_seconds_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_train_seconds_get___")]
-  public static extern double TrainReport_train_seconds_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainSummary_samples_per_second_get___")]
+  public static extern double TrainSummary_samples_per_second_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_samples_per_second_get___")]
-  public static extern double TrainReport_samples_per_second_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainSummary_peak_activation_bytes_get___")]
+  public static extern long TrainSummary_peak_activation_bytes_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_peak_activation_bytes_get___")]
-  public static extern long TrainReport_peak_activation_bytes_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_TrainSummary___")]
+  public static extern global::System.IntPtr new_TrainSummary();
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_memory_get___")]
-  public static extern global::System.IntPtr TrainReport_memory_get(global::System.Runtime.InteropServices.HandleRef jarg1);
-
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_TrainReport___")]
-  public static extern global::System.IntPtr new_TrainReport();
-
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_TrainReport___")]
-  public static extern void delete_TrainReport(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_TrainSummary___")]
+  public static extern void delete_TrainSummary(global::System.Runtime.InteropServices.HandleRef jarg1);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_CheckpointConfig___")]
   public static extern global::System.IntPtr new_CheckpointConfig();
@@ -367,20 +349,20 @@ class tftrainPINVOKE {
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_CheckpointConfig___")]
   public static extern void delete_CheckpointConfig(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_Uniform___")]
-  public static extern global::System.IntPtr CheckpointConfig_Uniform(ulong jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_CreateUniform___")]
+  public static extern global::System.IntPtr CheckpointConfig_CreateUniform(ulong jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_Selective___")]
-  public static extern global::System.IntPtr CheckpointConfig_Selective(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_CreateSelective___")]
+  public static extern global::System.IntPtr CheckpointConfig_CreateSelective(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_Dynamic___")]
-  public static extern global::System.IntPtr CheckpointConfig_Dynamic(ulong jarg1, double jarg2);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_CreateDynamic___")]
+  public static extern global::System.IntPtr CheckpointConfig_CreateDynamic(ulong jarg1, double jarg2);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_FromYaml___")]
-  public static extern global::System.IntPtr CheckpointConfig_FromYaml(string jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_CreateFromYaml___")]
+  public static extern global::System.IntPtr CheckpointConfig_CreateFromYaml(string jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_FromJson___")]
-  public static extern global::System.IntPtr CheckpointConfig_FromJson(string jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_CreateFromJson___")]
+  public static extern global::System.IntPtr CheckpointConfig_CreateFromJson(string jarg1);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_Clone___")]
   public static extern global::System.IntPtr CheckpointConfig_Clone(global::System.Runtime.InteropServices.HandleRef jarg1);
@@ -394,32 +376,32 @@ class tftrainPINVOKE {
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_SetMinInterval___")]
   public static extern void CheckpointConfig_SetMinInterval(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_Strategy___")]
-  public static extern int CheckpointConfig_Strategy(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_GetStrategy___")]
+  public static extern int CheckpointConfig_GetStrategy(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_CheckpointAttention___")]
-  public static extern bool CheckpointConfig_CheckpointAttention(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_GetCheckpointAttention___")]
+  public static extern bool CheckpointConfig_GetCheckpointAttention(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_CheckpointFfn___")]
-  public static extern bool CheckpointConfig_CheckpointFfn(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_GetCheckpointFfn___")]
+  public static extern bool CheckpointConfig_GetCheckpointFfn(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_MinInterval___")]
-  public static extern ulong CheckpointConfig_MinInterval(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_GetMinInterval___")]
+  public static extern ulong CheckpointConfig_GetMinInterval(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_ShouldCheckpoint___")]
-  public static extern bool CheckpointConfig_ShouldCheckpoint(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_GetShouldCheckpoint___")]
+  public static extern bool CheckpointConfig_GetShouldCheckpoint(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_MemorySavings___")]
-  public static extern double CheckpointConfig_MemorySavings(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_GetMemorySavings___")]
+  public static extern double CheckpointConfig_GetMemorySavings(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_ComputeOverhead___")]
-  public static extern double CheckpointConfig_ComputeOverhead(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_GetComputeOverhead___")]
+  public static extern double CheckpointConfig_GetComputeOverhead(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_Validate___")]
   public static extern void CheckpointConfig_Validate(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_Summary___")]
-  public static extern string CheckpointConfig_Summary(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_GetSummary___")]
+  public static extern string CheckpointConfig_GetSummary(global::System.Runtime.InteropServices.HandleRef jarg1);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_CheckpointConfig_ToYaml___")]
   public static extern string CheckpointConfig_ToYaml(global::System.Runtime.InteropServices.HandleRef jarg1);
@@ -433,17 +415,17 @@ class tftrainPINVOKE {
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_Config___")]
   public static extern void delete_Config(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Config_LoadFile___")]
-  public static extern global::System.IntPtr Config_LoadFile(string jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Config_CreateFromFile___")]
+  public static extern global::System.IntPtr Config_CreateFromFile(string jarg1);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Config_Clone___")]
   public static extern global::System.IntPtr Config_Clone(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Config_Get___")]
-  public static extern string Config_Get(global::System.Runtime.InteropServices.HandleRef jarg1, string jarg2);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Config_GetValue___")]
+  public static extern string Config_GetValue(global::System.Runtime.InteropServices.HandleRef jarg1, string jarg2);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Config_Set___")]
-  public static extern void Config_Set(global::System.Runtime.InteropServices.HandleRef jarg1, string jarg2, string jarg3);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Config_SetValue___")]
+  public static extern void Config_SetValue(global::System.Runtime.InteropServices.HandleRef jarg1, string jarg2, string jarg3);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Config_SetCheckpoint___")]
   public static extern void Config_SetCheckpoint(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
@@ -470,10 +452,10 @@ class tftrainPINVOKE {
   public static extern void Trainer_SetProgress(global::System.Runtime.InteropServices.HandleRef jarg1, global::TfTrain.NativeProgressCallback jarg2);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Trainer_Train___")]
-  public static extern void Trainer_Train(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
+  public static extern global::System.IntPtr Trainer_Train(global::System.Runtime.InteropServices.HandleRef jarg1);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Trainer_Resume___")]
-  public static extern void Trainer_Resume(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
+  public static extern global::System.IntPtr Trainer_Resume(global::System.Runtime.InteropServices.HandleRef jarg1);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Trainer_Cancel___")]
   public static extern void Trainer_Cancel(global::System.Runtime.InteropServices.HandleRef jarg1);
@@ -496,32 +478,32 @@ class tftrainPINVOKE {
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_Predictions___")]
   public static extern void delete_Predictions(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_Forecasts___")]
-  public static extern ulong Predictions_Forecasts(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_GetForecastCount___")]
+  public static extern ulong Predictions_GetForecastCount(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_Horizon___")]
-  public static extern ulong Predictions_Horizon(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_GetHorizon___")]
+  public static extern ulong Predictions_GetHorizon(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_QuantileCount___")]
-  public static extern ulong Predictions_QuantileCount(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_GetQuantileCount___")]
+  public static extern ulong Predictions_GetQuantileCount(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_Quantile___")]
-  public static extern double Predictions_Quantile(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_GetQuantile___")]
+  public static extern double Predictions_GetQuantile(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_Info___")]
-  public static extern void Predictions_Info(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2, global::System.Runtime.InteropServices.HandleRef jarg3);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_GetForecastInfo___")]
+  public static extern void Predictions_GetForecastInfo(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2, global::System.Runtime.InteropServices.HandleRef jarg3);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_SeriesName___")]
-  public static extern string Predictions_SeriesName(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_GetSeriesName___")]
+  public static extern string Predictions_GetSeriesName(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_Values___")]
-  public static extern global::System.IntPtr Predictions_Values(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_GetValues___")]
+  public static extern global::System.IntPtr Predictions_GetValues(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_Actuals___")]
-  public static extern global::System.IntPtr Predictions_Actuals(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_GetActuals___")]
+  public static extern global::System.IntPtr Predictions_GetActuals(global::System.Runtime.InteropServices.HandleRef jarg1);
 
-  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_Times___")]
-  public static extern global::System.IntPtr Predictions_Times(global::System.Runtime.InteropServices.HandleRef jarg1);
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_GetTimes___")]
+  public static extern global::System.IntPtr Predictions_GetTimes(global::System.Runtime.InteropServices.HandleRef jarg1);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_WriteCsv___")]
   public static extern void Predictions_WriteCsv(global::System.Runtime.InteropServices.HandleRef jarg1, string jarg2);
@@ -534,6 +516,18 @@ class tftrainPINVOKE {
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Model_Predict___")]
   public static extern global::System.IntPtr Model_Predict(global::System.Runtime.InteropServices.HandleRef jarg1, string jarg2);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_TrainReport___")]
+  public static extern void delete_TrainReport(global::System.Runtime.InteropServices.HandleRef jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_GetSummary___")]
+  public static extern void TrainReport_GetSummary(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_GetValidation___")]
+  public static extern void TrainReport_GetValidation(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_GetMemory___")]
+  public static extern void TrainReport_GetMemory(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_IndexList___")]
   public static extern global::System.IntPtr new_IndexList();
@@ -576,6 +570,9 @@ class tftrainPINVOKE {
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_VersionPatch___")]
   public static extern int VersionPatch();
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_ApiVersion___")]
+  public static extern int ApiVersion();
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_StatusName___")]
   public static extern string StatusName(int jarg1);

@@ -353,66 +353,95 @@ typedef struct tftswig_int64_array {
     }                                                                           \
   } while (0)
 
+/* Calls an (array, count, needed) function twice (size query, then copy) into a new
+ * tftswig_<kind>_array `a` of element type `type`, and returns it, or NULL with the failure
+ * recorded. */
+#define TFTSWIG_ARRAY(kind, type, call_with_items_count_needed)                  \
+  do {                                                                          \
+    size_t needed = 0;                                                          \
+    type* items = NULL;                                                         \
+    size_t count = 0;                                                           \
+    tftswig_##kind##_array* a;                                                  \
+    if (!tftswig_ok(call_with_items_count_needed)) return NULL;                 \
+    count = needed;                                                             \
+    a = (tftswig_##kind##_array*)calloc(1, sizeof(*a));                         \
+    items = (type*)malloc((count + 1) * sizeof(type));                          \
+    if (a == NULL || items == NULL) {                                           \
+      free(a);                                                                  \
+      free(items);                                                              \
+      tftswig_ok(TFT_ERROR_OUT_OF_MEMORY);                                      \
+      return NULL;                                                              \
+    }                                                                           \
+    if (!tftswig_ok(call_with_items_count_needed)) {                            \
+      free(a);                                                                  \
+      free(items);                                                              \
+      return NULL;                                                              \
+    }                                                                           \
+    a->items = items;                                                           \
+    a->count = count;                                                           \
+    return a;                                                                   \
+  } while (0)
+
 
 #include <stdint.h>		// Use the C99 official header
 
 SWIGINTERN struct tft_metrics *new_tft_metrics(void){
-    tft_metrics* m = (tft_metrics*)calloc(1, sizeof(tft_metrics));
-    if (m != NULL) m->struct_size = sizeof(tft_metrics);
-    return m;
+    tft_metrics* r = (tft_metrics*)calloc(1, sizeof(tft_metrics));
+    if (r != NULL) r->struct_size = sizeof(tft_metrics);
+    return r;
   }
 SWIGINTERN void delete_tft_metrics(struct tft_metrics *self){ free(self); }
 SWIGINTERN struct tft_forecast_info *new_tft_forecast_info(void){
-    tft_forecast_info* f = (tft_forecast_info*)calloc(1, sizeof(tft_forecast_info));
-    if (f != NULL) f->struct_size = sizeof(tft_forecast_info);
-    return f;
+    tft_forecast_info* r = (tft_forecast_info*)calloc(1, sizeof(tft_forecast_info));
+    if (r != NULL) r->struct_size = sizeof(tft_forecast_info);
+    return r;
   }
 SWIGINTERN void delete_tft_forecast_info(struct tft_forecast_info *self){ free(self); }
 SWIGINTERN struct tft_memory_report *new_tft_memory_report(void){
-    tft_memory_report* m = (tft_memory_report*)calloc(1, sizeof(tft_memory_report));
-    if (m != NULL) m->struct_size = sizeof(tft_memory_report);
-    return m;
-  }
-SWIGINTERN void delete_tft_memory_report(struct tft_memory_report *self){ free(self); }
-SWIGINTERN struct tft_train_report *new_tft_train_report(void){
-    tft_train_report* r = (tft_train_report*)calloc(1, sizeof(tft_train_report));
-    if (r != NULL) r->struct_size = sizeof(tft_train_report);
+    tft_memory_report* r = (tft_memory_report*)calloc(1, sizeof(tft_memory_report));
+    if (r != NULL) r->struct_size = sizeof(tft_memory_report);
     return r;
   }
-SWIGINTERN void delete_tft_train_report(struct tft_train_report *self){ free(self); }
+SWIGINTERN void delete_tft_memory_report(struct tft_memory_report *self){ free(self); }
+SWIGINTERN struct tft_train_summary *new_tft_train_summary(void){
+    tft_train_summary* r = (tft_train_summary*)calloc(1, sizeof(tft_train_summary));
+    if (r != NULL) r->struct_size = sizeof(tft_train_summary);
+    return r;
+  }
+SWIGINTERN void delete_tft_train_summary(struct tft_train_summary *self){ free(self); }
 SWIGINTERN struct tft_checkpoint_config *new_tft_checkpoint_config(void){
     tft_checkpoint_config* out = NULL;
-    tftswig_ok(tft_checkpoint_config_none(&out));
+    tftswig_ok(tft_checkpoint_config_create_none(&out));
     return out;
   }
 SWIGINTERN void delete_tft_checkpoint_config(struct tft_checkpoint_config *self){ tft_checkpoint_config_free(self); }
-SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_Uniform(uint64_t interval){
+SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_CreateUniform(uint64_t interval){
     tft_checkpoint_config* out = NULL;
-    tftswig_ok(tft_checkpoint_config_uniform((size_t)interval, &out));
+    tftswig_ok(tft_checkpoint_config_create_uniform((size_t)interval, &out));
     return out;
   }
-SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_Selective(tftswig_index_list const *layers){
+SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_CreateSelective(tftswig_index_list const *layers){
     tft_checkpoint_config* out = NULL;
     if (layers == NULL) {
-      tftswig_ok(tft_checkpoint_config_selective(NULL, 0, &out));
+      tftswig_ok(tft_checkpoint_config_create_selective(NULL, 0, &out));
     } else {
-      tftswig_ok(tft_checkpoint_config_selective(layers->items, layers->count, &out));
+      tftswig_ok(tft_checkpoint_config_create_selective(layers->items, layers->count, &out));
     }
     return out;
   }
-SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_Dynamic(uint64_t num_layers,double memory_fraction){
+SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_CreateDynamic(uint64_t num_layers,double memory_fraction){
     tft_checkpoint_config* out = NULL;
-    tftswig_ok(tft_checkpoint_config_dynamic((size_t)num_layers, memory_fraction, &out));
+    tftswig_ok(tft_checkpoint_config_create_dynamic((size_t)num_layers, memory_fraction, &out));
     return out;
   }
-SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_FromYaml(char const *yaml){
+SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_CreateFromYaml(char const *yaml){
     tft_checkpoint_config* out = NULL;
-    tftswig_ok(tft_checkpoint_config_from_yaml(yaml, &out));
+    tftswig_ok(tft_checkpoint_config_create_from_yaml(yaml, &out));
     return out;
   }
-SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_FromJson(char const *json){
+SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_CreateFromJson(char const *json){
     tft_checkpoint_config* out = NULL;
-    tftswig_ok(tft_checkpoint_config_from_json(json, &out));
+    tftswig_ok(tft_checkpoint_config_create_from_json(json, &out));
     return out;
   }
 SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_Clone(struct tft_checkpoint_config *self){
@@ -429,54 +458,56 @@ SWIGINTERN void tft_checkpoint_config_SetCheckpointFfn(struct tft_checkpoint_con
 SWIGINTERN void tft_checkpoint_config_SetMinInterval(struct tft_checkpoint_config *self,uint64_t interval){
     tftswig_ok(tft_checkpoint_config_set_min_interval(self, (size_t)interval));
   }
-SWIGINTERN int tft_checkpoint_config_Strategy(struct tft_checkpoint_config *self){
+SWIGINTERN int tft_checkpoint_config_GetStrategy(struct tft_checkpoint_config *self){
     tft_checkpoint_strategy out = TFT_CHECKPOINT_NONE;
-    tftswig_ok(tft_checkpoint_config_strategy(self, &out));
+    tftswig_ok(tft_checkpoint_config_get_strategy(self, &out));
     return (int)out;
   }
-SWIGINTERN bool tft_checkpoint_config_CheckpointAttention(struct tft_checkpoint_config *self){
+SWIGINTERN bool tft_checkpoint_config_GetCheckpointAttention(struct tft_checkpoint_config *self){
     int out = 0;
-    tftswig_ok(tft_checkpoint_config_checkpoint_attention(self, &out));
+    tftswig_ok(tft_checkpoint_config_get_checkpoint_attention(self, &out));
     return out != 0;
   }
-SWIGINTERN bool tft_checkpoint_config_CheckpointFfn(struct tft_checkpoint_config *self){
+SWIGINTERN bool tft_checkpoint_config_GetCheckpointFfn(struct tft_checkpoint_config *self){
     int out = 0;
-    tftswig_ok(tft_checkpoint_config_checkpoint_ffn(self, &out));
+    tftswig_ok(tft_checkpoint_config_get_checkpoint_ffn(self, &out));
     return out != 0;
   }
-SWIGINTERN uint64_t tft_checkpoint_config_MinInterval(struct tft_checkpoint_config *self){
+SWIGINTERN uint64_t tft_checkpoint_config_GetMinInterval(struct tft_checkpoint_config *self){
     size_t out = 0;
-    tftswig_ok(tft_checkpoint_config_min_interval(self, &out));
+    tftswig_ok(tft_checkpoint_config_get_min_interval(self, &out));
     return (uint64_t)out;
   }
-SWIGINTERN bool tft_checkpoint_config_ShouldCheckpoint(struct tft_checkpoint_config *self,uint64_t layer){
+SWIGINTERN bool tft_checkpoint_config_GetShouldCheckpoint(struct tft_checkpoint_config *self,uint64_t layer){
     int out = 0;
-    tftswig_ok(tft_checkpoint_config_should_checkpoint(self, (size_t)layer, &out));
+    tftswig_ok(tft_checkpoint_config_get_should_checkpoint(self, (size_t)layer, &out));
     return out != 0;
   }
-SWIGINTERN double tft_checkpoint_config_MemorySavings(struct tft_checkpoint_config *self,uint64_t num_layers){
+SWIGINTERN double tft_checkpoint_config_GetMemorySavings(struct tft_checkpoint_config *self,uint64_t num_layers){
     double out = 0.0;
-    tftswig_ok(tft_checkpoint_config_memory_savings(self, (size_t)num_layers, &out));
+    tftswig_ok(tft_checkpoint_config_get_memory_savings(self, (size_t)num_layers, &out));
     return out;
   }
-SWIGINTERN double tft_checkpoint_config_ComputeOverhead(struct tft_checkpoint_config *self,uint64_t num_layers){
+SWIGINTERN double tft_checkpoint_config_GetComputeOverhead(struct tft_checkpoint_config *self,uint64_t num_layers){
     double out = 0.0;
-    tftswig_ok(tft_checkpoint_config_compute_overhead(self, (size_t)num_layers, &out));
+    tftswig_ok(tft_checkpoint_config_get_compute_overhead(self, (size_t)num_layers, &out));
     return out;
   }
 SWIGINTERN void tft_checkpoint_config_Validate(struct tft_checkpoint_config *self){ tftswig_ok(tft_checkpoint_config_validate(self)); }
-SWIGINTERN char *tft_checkpoint_config_Summary(struct tft_checkpoint_config *self){ TFTSWIG_STRING(tft_checkpoint_config_summary(self, buf, len, &needed)); }
+SWIGINTERN char *tft_checkpoint_config_GetSummary(struct tft_checkpoint_config *self){
+    TFTSWIG_STRING(tft_checkpoint_config_get_summary(self, buf, len, &needed));
+  }
 SWIGINTERN char *tft_checkpoint_config_ToYaml(struct tft_checkpoint_config *self){ TFTSWIG_STRING(tft_checkpoint_config_to_yaml(self, buf, len, &needed)); }
 SWIGINTERN char *tft_checkpoint_config_ToJson(struct tft_checkpoint_config *self){ TFTSWIG_STRING(tft_checkpoint_config_to_json(self, buf, len, &needed)); }
 SWIGINTERN struct tft_config *new_tft_config(char const *yaml){
     tft_config* out = NULL;
-    tftswig_ok(tft_config_load_string(yaml, &out));
+    tftswig_ok(tft_config_create_from_yaml(yaml, &out));
     return out;
   }
 SWIGINTERN void delete_tft_config(struct tft_config *self){ tft_config_free(self); }
-SWIGINTERN tft_config *tft_config_LoadFile(char const *path){
+SWIGINTERN tft_config *tft_config_CreateFromFile(char const *path){
     tft_config* out = NULL;
-    tftswig_ok(tft_config_load_file(path, &out));
+    tftswig_ok(tft_config_create_from_file(path, &out));
     return out;
   }
 SWIGINTERN tft_config *tft_config_Clone(struct tft_config *self){
@@ -484,8 +515,12 @@ SWIGINTERN tft_config *tft_config_Clone(struct tft_config *self){
     tftswig_ok(tft_config_clone(self, &out));
     return out;
   }
-SWIGINTERN char *tft_config_Get(struct tft_config *self,char const *key){ TFTSWIG_STRING(tft_config_get(self, key, buf, len, &needed)); }
-SWIGINTERN void tft_config_Set(struct tft_config *self,char const *key,char const *value){ tftswig_ok(tft_config_set(self, key, value)); }
+SWIGINTERN char *tft_config_GetValue(struct tft_config *self,char const *key){
+    TFTSWIG_STRING(tft_config_get_value(self, key, buf, len, &needed));
+  }
+SWIGINTERN void tft_config_SetValue(struct tft_config *self,char const *key,char const *value){
+    tftswig_ok(tft_config_set_value(self, key, value));
+  }
 SWIGINTERN void tft_config_SetCheckpoint(struct tft_config *self,tft_checkpoint_config const *checkpoint){
     tftswig_ok(tft_config_set_checkpoint(self, checkpoint));
   }
@@ -506,13 +541,15 @@ SWIGINTERN void tft_trainer_ClearProgress(struct tft_trainer *self){ tftswig_ok(
 SWIGINTERN void tft_trainer_SetProgress(struct tft_trainer *self,tft_progress_fn fn){
     tftswig_ok(tft_trainer_set_progress_callback(self, fn, NULL));
   }
-SWIGINTERN void tft_trainer_Train(struct tft_trainer *self,tft_train_report *report){
-    if (report != NULL) report->struct_size = sizeof(tft_train_report);
-    tftswig_ok(tft_trainer_train(self, report));
+SWIGINTERN tft_train_report *tft_trainer_Train(struct tft_trainer *self){
+    tft_train_report* out = NULL;
+    tftswig_ok(tft_trainer_train(self, &out));
+    return out;
   }
-SWIGINTERN void tft_trainer_Resume(struct tft_trainer *self,tft_train_report *report){
-    if (report != NULL) report->struct_size = sizeof(tft_train_report);
-    tftswig_ok(tft_trainer_resume(self, report));
+SWIGINTERN tft_train_report *tft_trainer_Resume(struct tft_trainer *self){
+    tft_train_report* out = NULL;
+    tftswig_ok(tft_trainer_resume(self, &out));
+    return out;
   }
 SWIGINTERN void tft_trainer_Cancel(struct tft_trainer *self){ tftswig_ok(tft_trainer_cancel(self)); }
 SWIGINTERN void tft_trainer_Evaluate(struct tft_trainer *self,tft_metrics *out){
@@ -530,31 +567,31 @@ SWIGINTERN void tft_trainer_Save(struct tft_trainer *self,char const *directory)
   }
 SWIGINTERN void tft_trainer_MeasureMemory(struct tft_trainer *self,tft_memory_report *out){
     if (out != NULL) out->struct_size = sizeof(tft_memory_report);
-    tftswig_ok(tft_trainer_memory_report(self, out));
+    tftswig_ok(tft_trainer_measure_memory(self, out));
   }
 SWIGINTERN void delete_tft_predictions(struct tft_predictions *self){ tft_predictions_free(self); }
-SWIGINTERN uint64_t tft_predictions_Forecasts(struct tft_predictions *self){
+SWIGINTERN uint64_t tft_predictions_GetForecastCount(struct tft_predictions *self){
     size_t n = 0;
-    tftswig_ok(tft_predictions_shape(self, &n, NULL, NULL));
+    tftswig_ok(tft_predictions_get_shape(self, &n, NULL, NULL));
     return n;
   }
-SWIGINTERN uint64_t tft_predictions_Horizon(struct tft_predictions *self){
+SWIGINTERN uint64_t tft_predictions_GetHorizon(struct tft_predictions *self){
     size_t n = 0;
-    tftswig_ok(tft_predictions_shape(self, NULL, &n, NULL));
+    tftswig_ok(tft_predictions_get_shape(self, NULL, &n, NULL));
     return n;
   }
-SWIGINTERN uint64_t tft_predictions_QuantileCount(struct tft_predictions *self){
+SWIGINTERN uint64_t tft_predictions_GetQuantileCount(struct tft_predictions *self){
     size_t n = 0;
-    tftswig_ok(tft_predictions_shape(self, NULL, NULL, &n));
+    tftswig_ok(tft_predictions_get_shape(self, NULL, NULL, &n));
     return n;
   }
-SWIGINTERN double tft_predictions_Quantile(struct tft_predictions *self,uint64_t i){
+SWIGINTERN double tft_predictions_GetQuantile(struct tft_predictions *self,uint64_t i){
     size_t n = 0;
     double* levels;
     double value = 0.0;
-    if (!tftswig_ok(tft_predictions_shape(self, NULL, NULL, &n))) return 0.0;
+    if (!tftswig_ok(tft_predictions_get_quantiles(self, NULL, 0, &n))) return 0.0;
     if (i >= n) {
-      tftswig_ok(tft_predictions_quantiles(self, NULL, 1)); /* INVALID_ARGUMENT, message set */
+      tftswig_ok(tft_predictions_get_quantiles(self, NULL, 1, NULL)); /* INVALID_ARGUMENT */
       return 0.0;
     }
     levels = (double*)malloc(n * sizeof(double));
@@ -562,78 +599,30 @@ SWIGINTERN double tft_predictions_Quantile(struct tft_predictions *self,uint64_t
       tftswig_ok(TFT_ERROR_OUT_OF_MEMORY);
       return 0.0;
     }
-    if (tftswig_ok(tft_predictions_quantiles(self, levels, n))) value = levels[i];
+    if (tftswig_ok(tft_predictions_get_quantiles(self, levels, n, NULL))) value = levels[i];
     free(levels);
     return value;
   }
-SWIGINTERN void tft_predictions_Info(struct tft_predictions *self,uint64_t index,tft_forecast_info *info){
+SWIGINTERN void tft_predictions_GetForecastInfo(struct tft_predictions *self,uint64_t index,tft_forecast_info *info){
     if (info != NULL) info->struct_size = sizeof(tft_forecast_info);
-    tftswig_ok(tft_predictions_forecast_info(self, (size_t)index, info));
+    tftswig_ok(tft_predictions_get_forecast_info(self, (size_t)index, info));
   }
-SWIGINTERN char *tft_predictions_SeriesName(struct tft_predictions *self,uint64_t series){
-    TFTSWIG_STRING(tft_predictions_series_name(self, (size_t)series, buf, len, &needed));
+SWIGINTERN char *tft_predictions_GetSeriesName(struct tft_predictions *self,uint64_t series){
+    TFTSWIG_STRING(tft_predictions_get_series_name(self, (size_t)series, buf, len, &needed));
   }
-SWIGINTERN tftswig_float_array *tft_predictions_Values(struct tft_predictions *self){
-    size_t f = 0, h = 0, q = 0;
-    tftswig_float_array* a;
-    if (!tftswig_ok(tft_predictions_shape(self, &f, &h, &q))) return NULL;
-    a = (tftswig_float_array*)calloc(1, sizeof(*a));
-    if (a != NULL) a->items = (float*)malloc((f * h * q + 1) * sizeof(float));
-    if (a == NULL || a->items == NULL) {
-      if (a != NULL) free(a);
-      tftswig_ok(TFT_ERROR_OUT_OF_MEMORY);
-      return NULL;
-    }
-    a->count = f * h * q;
-    if (!tftswig_ok(tft_predictions_values(self, a->items, a->count))) {
-      free(a->items);
-      free(a);
-      return NULL;
-    }
-    return a;
+SWIGINTERN tftswig_float_array *tft_predictions_GetValues(struct tft_predictions *self){
+    TFTSWIG_ARRAY(float, float, tft_predictions_get_values(self, items, count, &needed));
   }
-SWIGINTERN tftswig_float_array *tft_predictions_Actuals(struct tft_predictions *self){
-    size_t f = 0, h = 0;
-    tftswig_float_array* a;
-    if (!tftswig_ok(tft_predictions_shape(self, &f, &h, NULL))) return NULL;
-    a = (tftswig_float_array*)calloc(1, sizeof(*a));
-    if (a != NULL) a->items = (float*)malloc((f * h + 1) * sizeof(float));
-    if (a == NULL || a->items == NULL) {
-      if (a != NULL) free(a);
-      tftswig_ok(TFT_ERROR_OUT_OF_MEMORY);
-      return NULL;
-    }
-    a->count = f * h;
-    if (!tftswig_ok(tft_predictions_actuals(self, a->items, a->count))) {
-      free(a->items);
-      free(a);
-      return NULL;
-    }
-    return a;
+SWIGINTERN tftswig_float_array *tft_predictions_GetActuals(struct tft_predictions *self){
+    TFTSWIG_ARRAY(float, float, tft_predictions_get_actuals(self, items, count, &needed));
   }
-SWIGINTERN tftswig_int64_array *tft_predictions_Times(struct tft_predictions *self){
-    size_t f = 0, h = 0;
-    tftswig_int64_array* a;
-    if (!tftswig_ok(tft_predictions_shape(self, &f, &h, NULL))) return NULL;
-    a = (tftswig_int64_array*)calloc(1, sizeof(*a));
-    if (a != NULL) a->items = (int64_t*)malloc((f * h + 1) * sizeof(int64_t));
-    if (a == NULL || a->items == NULL) {
-      if (a != NULL) free(a);
-      tftswig_ok(TFT_ERROR_OUT_OF_MEMORY);
-      return NULL;
-    }
-    a->count = f * h;
-    if (!tftswig_ok(tft_predictions_times(self, a->items, a->count))) {
-      free(a->items);
-      free(a);
-      return NULL;
-    }
-    return a;
+SWIGINTERN tftswig_int64_array *tft_predictions_GetTimes(struct tft_predictions *self){
+    TFTSWIG_ARRAY(int64, int64_t, tft_predictions_get_times(self, items, count, &needed));
   }
 SWIGINTERN void tft_predictions_WriteCsv(struct tft_predictions *self,char const *path){ tftswig_ok(tft_predictions_write_csv(self, path)); }
 SWIGINTERN struct tft_model *new_tft_model(char const *directory){
     tft_model* out = NULL;
-    tftswig_ok(tft_model_load(directory, &out));
+    tftswig_ok(tft_model_create_from_directory(directory, &out));
     return out;
   }
 SWIGINTERN void delete_tft_model(struct tft_model *self){ tft_model_free(self); }
@@ -641,6 +630,19 @@ SWIGINTERN tft_predictions *tft_model_Predict(struct tft_model *self,char const 
     tft_predictions* out = NULL;
     tftswig_ok(tft_model_predict(self, (csv_path != NULL && csv_path[0] != '\0') ? csv_path : NULL, &out));
     return out;
+  }
+SWIGINTERN void delete_tft_train_report(struct tft_train_report *self){ tft_train_report_free(self); }
+SWIGINTERN void tft_train_report_GetSummary(struct tft_train_report *self,tft_train_summary *out){
+    if (out != NULL) out->struct_size = sizeof(tft_train_summary);
+    tftswig_ok(tft_train_report_get_summary(self, out));
+  }
+SWIGINTERN void tft_train_report_GetValidation(struct tft_train_report *self,tft_metrics *out){
+    if (out != NULL) out->struct_size = sizeof(tft_metrics);
+    tftswig_ok(tft_train_report_get_validation(self, out));
+  }
+SWIGINTERN void tft_train_report_GetMemory(struct tft_train_report *self,tft_memory_report *out){
+    if (out != NULL) out->struct_size = sizeof(tft_memory_report);
+    tftswig_ok(tft_train_report_get_memory(self, out));
   }
 SWIGINTERN struct tftswig_index_list *new_tftswig_index_list(void){
     return (tftswig_index_list*)calloc(1, sizeof(tftswig_index_list));
@@ -680,6 +682,7 @@ const char* tftswig_version_string(void) { return tft_version_string(); }
 int tftswig_version_major(void) { int v = 0; tft_version(&v, NULL, NULL); return v; }
 int tftswig_version_minor(void) { int v = 0; tft_version(NULL, &v, NULL); return v; }
 int tftswig_version_patch(void) { int v = 0; tft_version(NULL, NULL, &v); return v; }
+int tftswig_api_version(void) { return tft_api_version(); }
 const char* tftswig_status_name(int status) { return tft_status_name((tft_status)status); }
 const char* tftswig_last_error(void) { return tft_last_error(); }
 
@@ -687,46 +690,6 @@ const char* tftswig_last_error(void) { return tft_last_error(); }
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_TFTRAIN_VERSION_MAJOR_get___() {
-  int jresult ;
-  int result;
-  
-  result = (int)(0);
-  jresult = result; 
-  return jresult;
-}
-
-
-SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_TFTRAIN_VERSION_MINOR_get___() {
-  int jresult ;
-  int result;
-  
-  result = (int)(1);
-  jresult = result; 
-  return jresult;
-}
-
-
-SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_TFTRAIN_VERSION_PATCH_get___() {
-  int jresult ;
-  int result;
-  
-  result = (int)(0);
-  jresult = result; 
-  return jresult;
-}
-
-
-SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_TFT_API_VERSION_get___() {
-  int jresult ;
-  int result;
-  
-  result = (int)(1);
-  jresult = result; 
-  return jresult;
-}
-
 
 SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_Metrics_loss_get___(void * jarg1) {
   double jresult ;
@@ -1144,169 +1107,145 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_MemoryReport___(void * ja
 }
 
 
-SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_epochs_run_get___(void * jarg1) {
+SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_TrainSummary_epochs_run_get___(void * jarg1) {
   long long jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   result = (int64_t) ((arg1)->epochs_run);
   jresult = result; 
   return jresult;
 }
 
 
-SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_best_epoch_get___(void * jarg1) {
+SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_TrainSummary_best_epoch_get___(void * jarg1) {
   long long jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   result = (int64_t) ((arg1)->best_epoch);
   jresult = result; 
   return jresult;
 }
 
 
-SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_resumed_from_epoch_get___(void * jarg1) {
+SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_TrainSummary_resumed_from_epoch_get___(void * jarg1) {
   long long jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   result = (int64_t) ((arg1)->resumed_from_epoch);
   jresult = result; 
   return jresult;
 }
 
 
-SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_early_stopped_get___(void * jarg1) {
+SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_TrainSummary_early_stopped_get___(void * jarg1) {
   int jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int result;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   result = (int) ((arg1)->early_stopped);
   jresult = result; 
   return jresult;
 }
 
 
-SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_initial_validation_loss_get___(void * jarg1) {
+SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainSummary_initial_validation_loss_get___(void * jarg1) {
   double jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   result = (double) ((arg1)->initial_validation_loss);
   jresult = result; 
   return jresult;
 }
 
 
-SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_best_validation_loss_get___(void * jarg1) {
+SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainSummary_best_validation_loss_get___(void * jarg1) {
   double jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   result = (double) ((arg1)->best_validation_loss);
   jresult = result; 
   return jresult;
 }
 
 
-SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_final_validation_loss_get___(void * jarg1) {
+SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainSummary_final_validation_loss_get___(void * jarg1) {
   double jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   result = (double) ((arg1)->final_validation_loss);
   jresult = result; 
   return jresult;
 }
 
 
-SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_final_train_loss_get___(void * jarg1) {
+SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainSummary_final_train_loss_get___(void * jarg1) {
   double jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   result = (double) ((arg1)->final_train_loss);
   jresult = result; 
   return jresult;
 }
 
 
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_validation_get___(void * jarg1) {
-  void * jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
-  tft_metrics *result = 0 ;
-  
-  arg1 = (struct tft_train_report *)jarg1; 
-  result = (tft_metrics *)& ((arg1)->validation);
-  jresult = (void *)result; 
-  return jresult;
-}
-
-
-SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_train_seconds_get___(void * jarg1) {
+SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainSummary_train_seconds_get___(void * jarg1) {
   double jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   result = (double) ((arg1)->train_seconds);
   jresult = result; 
   return jresult;
 }
 
 
-SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_samples_per_second_get___(void * jarg1) {
+SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_TrainSummary_samples_per_second_get___(void * jarg1) {
   double jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   result = (double) ((arg1)->samples_per_second);
   jresult = result; 
   return jresult;
 }
 
 
-SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_peak_activation_bytes_get___(void * jarg1) {
+SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_TrainSummary_peak_activation_bytes_get___(void * jarg1) {
   long long jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   result = (int64_t) ((arg1)->peak_activation_bytes);
   jresult = result; 
   return jresult;
 }
 
 
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_memory_get___(void * jarg1) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_new_TrainSummary___() {
   void * jresult ;
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
-  tft_memory_report *result = 0 ;
-  
-  arg1 = (struct tft_train_report *)jarg1; 
-  result = (tft_memory_report *)& ((arg1)->memory);
-  jresult = (void *)result; 
-  return jresult;
-}
-
-
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_new_TrainReport___() {
-  void * jresult ;
-  struct tft_train_report *result = 0 ;
+  struct tft_train_summary *result = 0 ;
   
   
   tftswig_status = TFT_OK;
-  result = (struct tft_train_report *)new_tft_train_report();
+  result = (struct tft_train_summary *)new_tft_train_summary();
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1317,13 +1256,13 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_new_TrainReport___() {
 }
 
 
-SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_TrainReport___(void * jarg1) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_TrainSummary___(void * jarg1) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   
-  arg1 = (struct tft_train_report *)jarg1; 
+  arg1 = (struct tft_train_summary *)jarg1; 
   
   tftswig_status = TFT_OK;
-  delete_tft_train_report(arg1);
+  delete_tft_train_summary(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return ;
@@ -1364,7 +1303,7 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_CheckpointConfig___(void 
 }
 
 
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Uniform___(unsigned long long jarg1) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_CreateUniform___(unsigned long long jarg1) {
   void * jresult ;
   uint64_t arg1 ;
   tft_checkpoint_config *result = 0 ;
@@ -1372,7 +1311,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Uniform___(un
   arg1 = (uint64_t)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (tft_checkpoint_config *)tft_checkpoint_config_Uniform(arg1);
+  result = (tft_checkpoint_config *)tft_checkpoint_config_CreateUniform(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1383,7 +1322,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Uniform___(un
 }
 
 
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Selective___(void * jarg1) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_CreateSelective___(void * jarg1) {
   void * jresult ;
   tftswig_index_list *arg1 = (tftswig_index_list *) 0 ;
   tft_checkpoint_config *result = 0 ;
@@ -1391,7 +1330,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Selective___(
   arg1 = (tftswig_index_list *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (tft_checkpoint_config *)tft_checkpoint_config_Selective((struct tftswig_index_list const *)arg1);
+  result = (tft_checkpoint_config *)tft_checkpoint_config_CreateSelective((struct tftswig_index_list const *)arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1402,7 +1341,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Selective___(
 }
 
 
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Dynamic___(unsigned long long jarg1, double jarg2) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_CreateDynamic___(unsigned long long jarg1, double jarg2) {
   void * jresult ;
   uint64_t arg1 ;
   double arg2 ;
@@ -1412,7 +1351,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Dynamic___(un
   arg2 = (double)jarg2; 
   
   tftswig_status = TFT_OK;
-  result = (tft_checkpoint_config *)tft_checkpoint_config_Dynamic(arg1,arg2);
+  result = (tft_checkpoint_config *)tft_checkpoint_config_CreateDynamic(arg1,arg2);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1423,7 +1362,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Dynamic___(un
 }
 
 
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_FromYaml___(char * jarg1) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_CreateFromYaml___(char * jarg1) {
   void * jresult ;
   char *arg1 = (char *) 0 ;
   tft_checkpoint_config *result = 0 ;
@@ -1431,7 +1370,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_FromYaml___(c
   arg1 = (char *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (tft_checkpoint_config *)tft_checkpoint_config_FromYaml((char const *)arg1);
+  result = (tft_checkpoint_config *)tft_checkpoint_config_CreateFromYaml((char const *)arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1442,7 +1381,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_FromYaml___(c
 }
 
 
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_FromJson___(char * jarg1) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_CreateFromJson___(char * jarg1) {
   void * jresult ;
   char *arg1 = (char *) 0 ;
   tft_checkpoint_config *result = 0 ;
@@ -1450,7 +1389,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_FromJson___(c
   arg1 = (char *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (tft_checkpoint_config *)tft_checkpoint_config_FromJson((char const *)arg1);
+  result = (tft_checkpoint_config *)tft_checkpoint_config_CreateFromJson((char const *)arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1531,7 +1470,7 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_SetMinInterval_
 }
 
 
-SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Strategy___(void * jarg1) {
+SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_GetStrategy___(void * jarg1) {
   int jresult ;
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   int result;
@@ -1539,7 +1478,7 @@ SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Strategy___(void
   arg1 = (struct tft_checkpoint_config *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (int)tft_checkpoint_config_Strategy(arg1);
+  result = (int)tft_checkpoint_config_GetStrategy(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1550,7 +1489,7 @@ SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Strategy___(void
 }
 
 
-SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_CheckpointAttention___(void * jarg1) {
+SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_GetCheckpointAttention___(void * jarg1) {
   unsigned int jresult ;
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool result;
@@ -1558,7 +1497,7 @@ SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Checkpo
   arg1 = (struct tft_checkpoint_config *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (bool)tft_checkpoint_config_CheckpointAttention(arg1);
+  result = (bool)tft_checkpoint_config_GetCheckpointAttention(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1569,7 +1508,7 @@ SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Checkpo
 }
 
 
-SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_CheckpointFfn___(void * jarg1) {
+SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_GetCheckpointFfn___(void * jarg1) {
   unsigned int jresult ;
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool result;
@@ -1577,7 +1516,7 @@ SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Checkpo
   arg1 = (struct tft_checkpoint_config *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (bool)tft_checkpoint_config_CheckpointFfn(arg1);
+  result = (bool)tft_checkpoint_config_GetCheckpointFfn(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1588,7 +1527,7 @@ SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Checkpo
 }
 
 
-SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_MinInterval___(void * jarg1) {
+SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_GetMinInterval___(void * jarg1) {
   unsigned long long jresult ;
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t result;
@@ -1596,7 +1535,7 @@ SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_M
   arg1 = (struct tft_checkpoint_config *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (uint64_t)tft_checkpoint_config_MinInterval(arg1);
+  result = (uint64_t)tft_checkpoint_config_GetMinInterval(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1607,7 +1546,7 @@ SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_M
 }
 
 
-SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_ShouldCheckpoint___(void * jarg1, unsigned long long jarg2) {
+SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_GetShouldCheckpoint___(void * jarg1, unsigned long long jarg2) {
   unsigned int jresult ;
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
@@ -1617,7 +1556,7 @@ SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_ShouldC
   arg2 = (uint64_t)jarg2; 
   
   tftswig_status = TFT_OK;
-  result = (bool)tft_checkpoint_config_ShouldCheckpoint(arg1,arg2);
+  result = (bool)tft_checkpoint_config_GetShouldCheckpoint(arg1,arg2);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1628,7 +1567,7 @@ SWIGEXPORT unsigned int SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_ShouldC
 }
 
 
-SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_MemorySavings___(void * jarg1, unsigned long long jarg2) {
+SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_GetMemorySavings___(void * jarg1, unsigned long long jarg2) {
   double jresult ;
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
@@ -1638,7 +1577,7 @@ SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_MemorySavings
   arg2 = (uint64_t)jarg2; 
   
   tftswig_status = TFT_OK;
-  result = (double)tft_checkpoint_config_MemorySavings(arg1,arg2);
+  result = (double)tft_checkpoint_config_GetMemorySavings(arg1,arg2);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1649,7 +1588,7 @@ SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_MemorySavings
 }
 
 
-SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_ComputeOverhead___(void * jarg1, unsigned long long jarg2) {
+SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_GetComputeOverhead___(void * jarg1, unsigned long long jarg2) {
   double jresult ;
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
@@ -1659,7 +1598,7 @@ SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_ComputeOverhe
   arg2 = (uint64_t)jarg2; 
   
   tftswig_status = TFT_OK;
-  result = (double)tft_checkpoint_config_ComputeOverhead(arg1,arg2);
+  result = (double)tft_checkpoint_config_GetComputeOverhead(arg1,arg2);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1685,7 +1624,7 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Validate___(voi
 }
 
 
-SWIGEXPORT char * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Summary___(void * jarg1) {
+SWIGEXPORT char * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_GetSummary___(void * jarg1) {
   char * jresult ;
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
@@ -1693,7 +1632,7 @@ SWIGEXPORT char * SWIGSTDCALL CSharp_TfTrainfSwig_CheckpointConfig_Summary___(vo
   arg1 = (struct tft_checkpoint_config *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (char *)tft_checkpoint_config_Summary(arg1);
+  result = (char *)tft_checkpoint_config_GetSummary(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1779,7 +1718,7 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_Config___(void * jarg1) {
 }
 
 
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Config_LoadFile___(char * jarg1) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Config_CreateFromFile___(char * jarg1) {
   void * jresult ;
   char *arg1 = (char *) 0 ;
   tft_config *result = 0 ;
@@ -1787,7 +1726,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Config_LoadFile___(char * jarg
   arg1 = (char *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (tft_config *)tft_config_LoadFile((char const *)arg1);
+  result = (tft_config *)tft_config_CreateFromFile((char const *)arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1817,7 +1756,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Config_Clone___(void * jarg1) 
 }
 
 
-SWIGEXPORT char * SWIGSTDCALL CSharp_TfTrainfSwig_Config_Get___(void * jarg1, char * jarg2) {
+SWIGEXPORT char * SWIGSTDCALL CSharp_TfTrainfSwig_Config_GetValue___(void * jarg1, char * jarg2) {
   char * jresult ;
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *arg2 = (char *) 0 ;
@@ -1827,7 +1766,7 @@ SWIGEXPORT char * SWIGSTDCALL CSharp_TfTrainfSwig_Config_Get___(void * jarg1, ch
   arg2 = (char *)jarg2; 
   
   tftswig_status = TFT_OK;
-  result = (char *)tft_config_Get(arg1,(char const *)arg2);
+  result = (char *)tft_config_GetValue(arg1,(char const *)arg2);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -1839,7 +1778,7 @@ SWIGEXPORT char * SWIGSTDCALL CSharp_TfTrainfSwig_Config_Get___(void * jarg1, ch
 }
 
 
-SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Config_Set___(void * jarg1, char * jarg2, char * jarg3) {
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Config_SetValue___(void * jarg1, char * jarg2, char * jarg3) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -1849,7 +1788,7 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Config_Set___(void * jarg1, char
   arg3 = (char *)jarg3; 
   
   tftswig_status = TFT_OK;
-  tft_config_Set(arg1,(char const *)arg2,(char const *)arg3);
+  tft_config_SetValue(arg1,(char const *)arg2,(char const *)arg3);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return ;
@@ -1995,37 +1934,41 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Trainer_SetProgress___(void * ja
 }
 
 
-SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Trainer_Train___(void * jarg1, void * jarg2) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Trainer_Train___(void * jarg1) {
+  void * jresult ;
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
-  tft_train_report *arg2 = (tft_train_report *) 0 ;
+  tft_train_report *result = 0 ;
   
   arg1 = (struct tft_trainer *)jarg1; 
-  arg2 = (tft_train_report *)jarg2; 
   
   tftswig_status = TFT_OK;
-  tft_trainer_Train(arg1,arg2);
+  result = (tft_train_report *)tft_trainer_Train(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
-    return ;
+    return 0;
   }
   
+  jresult = (void *)result; 
+  return jresult;
 }
 
 
-SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Trainer_Resume___(void * jarg1, void * jarg2) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Trainer_Resume___(void * jarg1) {
+  void * jresult ;
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
-  tft_train_report *arg2 = (tft_train_report *) 0 ;
+  tft_train_report *result = 0 ;
   
   arg1 = (struct tft_trainer *)jarg1; 
-  arg2 = (tft_train_report *)jarg2; 
   
   tftswig_status = TFT_OK;
-  tft_trainer_Resume(arg1,arg2);
+  result = (tft_train_report *)tft_trainer_Resume(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
-    return ;
+    return 0;
   }
   
+  jresult = (void *)result; 
+  return jresult;
 }
 
 
@@ -2146,7 +2089,7 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_Predictions___(void * jar
 }
 
 
-SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Forecasts___(void * jarg1) {
+SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_GetForecastCount___(void * jarg1) {
   unsigned long long jresult ;
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
@@ -2154,7 +2097,7 @@ SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Foreca
   arg1 = (struct tft_predictions *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (uint64_t)tft_predictions_Forecasts(arg1);
+  result = (uint64_t)tft_predictions_GetForecastCount(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -2165,7 +2108,7 @@ SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Foreca
 }
 
 
-SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Horizon___(void * jarg1) {
+SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_GetHorizon___(void * jarg1) {
   unsigned long long jresult ;
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
@@ -2173,7 +2116,7 @@ SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Horizo
   arg1 = (struct tft_predictions *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (uint64_t)tft_predictions_Horizon(arg1);
+  result = (uint64_t)tft_predictions_GetHorizon(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -2184,7 +2127,7 @@ SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Horizo
 }
 
 
-SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_QuantileCount___(void * jarg1) {
+SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_GetQuantileCount___(void * jarg1) {
   unsigned long long jresult ;
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
@@ -2192,7 +2135,7 @@ SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Quanti
   arg1 = (struct tft_predictions *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (uint64_t)tft_predictions_QuantileCount(arg1);
+  result = (uint64_t)tft_predictions_GetQuantileCount(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -2203,7 +2146,7 @@ SWIGEXPORT unsigned long long SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Quanti
 }
 
 
-SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Quantile___(void * jarg1, unsigned long long jarg2) {
+SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_GetQuantile___(void * jarg1, unsigned long long jarg2) {
   double jresult ;
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
@@ -2213,7 +2156,7 @@ SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Quantile___(void *
   arg2 = (uint64_t)jarg2; 
   
   tftswig_status = TFT_OK;
-  result = (double)tft_predictions_Quantile(arg1,arg2);
+  result = (double)tft_predictions_GetQuantile(arg1,arg2);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -2224,7 +2167,7 @@ SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Quantile___(void *
 }
 
 
-SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Info___(void * jarg1, unsigned long long jarg2, void * jarg3) {
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_GetForecastInfo___(void * jarg1, unsigned long long jarg2, void * jarg3) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   tft_forecast_info *arg3 = (tft_forecast_info *) 0 ;
@@ -2234,7 +2177,7 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Info___(void * jarg1
   arg3 = (tft_forecast_info *)jarg3; 
   
   tftswig_status = TFT_OK;
-  tft_predictions_Info(arg1,arg2,arg3);
+  tft_predictions_GetForecastInfo(arg1,arg2,arg3);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return ;
@@ -2243,7 +2186,7 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Info___(void * jarg1
 }
 
 
-SWIGEXPORT char * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_SeriesName___(void * jarg1, unsigned long long jarg2) {
+SWIGEXPORT char * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_GetSeriesName___(void * jarg1, unsigned long long jarg2) {
   char * jresult ;
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
@@ -2253,7 +2196,7 @@ SWIGEXPORT char * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_SeriesName___(void
   arg2 = (uint64_t)jarg2; 
   
   tftswig_status = TFT_OK;
-  result = (char *)tft_predictions_SeriesName(arg1,arg2);
+  result = (char *)tft_predictions_GetSeriesName(arg1,arg2);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -2265,7 +2208,7 @@ SWIGEXPORT char * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_SeriesName___(void
 }
 
 
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Values___(void * jarg1) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_GetValues___(void * jarg1) {
   void * jresult ;
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_float_array *result = 0 ;
@@ -2273,7 +2216,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Values___(void * j
   arg1 = (struct tft_predictions *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (tftswig_float_array *)tft_predictions_Values(arg1);
+  result = (tftswig_float_array *)tft_predictions_GetValues(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -2284,7 +2227,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Values___(void * j
 }
 
 
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Actuals___(void * jarg1) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_GetActuals___(void * jarg1) {
   void * jresult ;
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_float_array *result = 0 ;
@@ -2292,7 +2235,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Actuals___(void * 
   arg1 = (struct tft_predictions *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (tftswig_float_array *)tft_predictions_Actuals(arg1);
+  result = (tftswig_float_array *)tft_predictions_GetActuals(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -2303,7 +2246,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Actuals___(void * 
 }
 
 
-SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Times___(void * jarg1) {
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_GetTimes___(void * jarg1) {
   void * jresult ;
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_int64_array *result = 0 ;
@@ -2311,7 +2254,7 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_Times___(void * ja
   arg1 = (struct tft_predictions *)jarg1; 
   
   tftswig_status = TFT_OK;
-  result = (tftswig_int64_array *)tft_predictions_Times(arg1);
+  result = (tftswig_int64_array *)tft_predictions_GetTimes(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;
@@ -2391,6 +2334,72 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Model_Predict___(void * jarg1,
   
   jresult = (void *)result; 
   return jresult;
+}
+
+
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_TrainReport___(void * jarg1) {
+  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  
+  arg1 = (struct tft_train_report *)jarg1; 
+  
+  tftswig_status = TFT_OK;
+  delete_tft_train_report(arg1);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return ;
+  }
+  
+}
+
+
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_GetSummary___(void * jarg1, void * jarg2) {
+  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  tft_train_summary *arg2 = (tft_train_summary *) 0 ;
+  
+  arg1 = (struct tft_train_report *)jarg1; 
+  arg2 = (tft_train_summary *)jarg2; 
+  
+  tftswig_status = TFT_OK;
+  tft_train_report_GetSummary(arg1,arg2);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return ;
+  }
+  
+}
+
+
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_GetValidation___(void * jarg1, void * jarg2) {
+  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  tft_metrics *arg2 = (tft_metrics *) 0 ;
+  
+  arg1 = (struct tft_train_report *)jarg1; 
+  arg2 = (tft_metrics *)jarg2; 
+  
+  tftswig_status = TFT_OK;
+  tft_train_report_GetValidation(arg1,arg2);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return ;
+  }
+  
+}
+
+
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_GetMemory___(void * jarg1, void * jarg2) {
+  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  tft_memory_report *arg2 = (tft_memory_report *) 0 ;
+  
+  arg1 = (struct tft_train_report *)jarg1; 
+  arg2 = (tft_memory_report *)jarg2; 
+  
+  tftswig_status = TFT_OK;
+  tft_train_report_GetMemory(arg1,arg2);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return ;
+  }
+  
 }
 
 
@@ -2630,6 +2639,23 @@ SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_VersionPatch___() {
   
   tftswig_status = TFT_OK;
   result = (int)tftswig_version_patch();
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return 0;
+  }
+  
+  jresult = result; 
+  return jresult;
+}
+
+
+SWIGEXPORT int SWIGSTDCALL CSharp_TfTrainfSwig_ApiVersion___() {
+  int jresult ;
+  int result;
+  
+  
+  tftswig_status = TFT_OK;
+  result = (int)tftswig_api_version();
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;

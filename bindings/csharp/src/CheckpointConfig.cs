@@ -25,14 +25,14 @@ public sealed class CheckpointConfig : IDisposable {
 
   /// <summary>Checkpoints every interval-th unit (0 is accepted but fails Validate).</summary>
   public static CheckpointConfig Uniform(long interval) {
-    return new CheckpointConfig(Swig.CheckpointConfig.Uniform(Library.Count("interval", interval)));
+    return new CheckpointConfig(Swig.CheckpointConfig.CreateUniform(Library.Count("interval", interval)));
   }
 
   /// <summary>Checkpoints the listed units (duplicates fail Validate).</summary>
   public static CheckpointConfig Selective(params long[] layers) {
     using (var list = new Swig.IndexList()) {
       foreach (long layer in layers ?? new long[0]) list.Add(Library.Count("layers", layer));
-      return new CheckpointConfig(Swig.CheckpointConfig.Selective(list));
+      return new CheckpointConfig(Swig.CheckpointConfig.CreateSelective(list));
     }
   }
 
@@ -40,58 +40,58 @@ public sealed class CheckpointConfig : IDisposable {
   /// activations (TftException Config: numLayers 0, memoryFraction outside [0, 1]).</summary>
   public static CheckpointConfig Dynamic(long numLayers, double memoryFraction) {
     return new CheckpointConfig(
-        Swig.CheckpointConfig.Dynamic(Library.Count("numLayers", numLayers), memoryFraction));
+        Swig.CheckpointConfig.CreateDynamic(Library.Count("numLayers", numLayers), memoryFraction));
   }
 
   /// <summary>Parses the checkpoint section's YAML text.</summary>
   public static CheckpointConfig FromYaml(string yaml) {
-    return new CheckpointConfig(Swig.CheckpointConfig.FromYaml(Library.Text("yaml", yaml)));
+    return new CheckpointConfig(Swig.CheckpointConfig.CreateFromYaml(Library.Text("yaml", yaml)));
   }
 
   /// <summary>Parses the checkpoint section's JSON text.</summary>
   public static CheckpointConfig FromJson(string json) {
-    return new CheckpointConfig(Swig.CheckpointConfig.FromJson(Library.Text("json", json)));
+    return new CheckpointConfig(Swig.CheckpointConfig.CreateFromJson(Library.Text("json", json)));
   }
 
   public CheckpointConfig Clone() { return new CheckpointConfig(Raw.Clone()); }
 
-  public CheckpointStrategy Strategy { get { return (CheckpointStrategy)Raw.Strategy(); } }
+  public CheckpointStrategy Strategy { get { return (CheckpointStrategy)Raw.GetStrategy(); } }
 
   /// <summary>Whether attention sub-layers are checkpointed.</summary>
   public bool CheckpointAttention {
-    get { return Raw.CheckpointAttention(); }
+    get { return Raw.GetCheckpointAttention(); }
     set { Raw.SetCheckpointAttention(value); }
   }
 
   /// <summary>Whether position-wise feed-forward sub-layers are checkpointed.</summary>
   public bool CheckpointFfn {
-    get { return Raw.CheckpointFfn(); }
+    get { return Raw.GetCheckpointFfn(); }
     set { Raw.SetCheckpointFfn(value); }
   }
 
   /// <summary>The minimum checkpoint interval (0 is stored but fails Validate).</summary>
   public long MinInterval {
-    get { return (long)Raw.MinInterval(); }
+    get { return (long)Raw.GetMinInterval(); }
     set { Raw.SetMinInterval(Library.Count("MinInterval", value)); }
   }
 
   public bool ShouldCheckpoint(long layer) {
-    return Raw.ShouldCheckpoint(Library.Count("layer", layer));
+    return Raw.GetShouldCheckpoint(Library.Count("layer", layer));
   }
 
   public double MemorySavings(long numLayers) {
-    return Raw.MemorySavings(Library.Count("numLayers", numLayers));
+    return Raw.GetMemorySavings(Library.Count("numLayers", numLayers));
   }
 
   public double ComputeOverhead(long numLayers) {
-    return Raw.ComputeOverhead(Library.Count("numLayers", numLayers));
+    return Raw.GetComputeOverhead(Library.Count("numLayers", numLayers));
   }
 
   /// <summary>Throws TftException (Config) naming the broken rule.</summary>
   public void Validate() { Raw.Validate(); }
 
   /// <summary>"Uniform checkpointing every 2 layers".</summary>
-  public string Summary() { return Raw.Summary(); }
+  public string Summary() { return Raw.GetSummary(); }
 
   public string ToYaml() { return Raw.ToYaml(); }
 

@@ -19,7 +19,7 @@ public sealed class Config : IDisposable {
   /// <summary>Reads and validates a YAML file (relative paths resolve against its
   /// folder).</summary>
   public static Config Load(string path) {
-    return new Config(Swig.Config.LoadFile(Library.Text("path", path)));
+    return new Config(Swig.Config.CreateFromFile(Library.Text("path", path)));
   }
 
   /// <summary>Reads and validates YAML text (relative paths stay relative to the working
@@ -32,12 +32,12 @@ public sealed class Config : IDisposable {
 
   /// <summary>The value at a dotted key ("training.epochs") as YAML text.</summary>
   public string Get(string key) {
-    return Raw.Get(Library.Text("key", key));
+    return Raw.GetValue(Library.Text("key", key));
   }
 
   /// <summary>Sets the value at a dotted key from YAML text; unchanged on error.</summary>
   public void Set(string key, string value) {
-    Raw.Set(Library.Text("key", key), Library.Text("value", value));
+    Raw.SetValue(Library.Text("key", key), Library.Text("value", value));
   }
 
   /// <summary>The checkpoint section (a copy is stored; a copy is returned).</summary>

@@ -39,6 +39,8 @@ public static class Library {
   public static int VersionMajor { get { return Swig.tftrain.VersionMajor(); } }
   public static int VersionMinor { get { return Swig.tftrain.VersionMinor(); } }
   public static int VersionPatch { get { return Swig.tftrain.VersionPatch(); } }
+  /// <summary>tft_api_version(): MAJOR * 10000 + MINOR * 100 + PATCH of the library.</summary>
+  public static int ApiVersion { get { return Swig.tftrain.ApiVersion(); } }
 
   /// <summary>The status's name without the prefix, e.g. "ERROR_CONFIG".</summary>
   public static string StatusName(Status status) { return Swig.tftrain.StatusName((int)status); }

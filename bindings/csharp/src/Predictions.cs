@@ -23,26 +23,26 @@ public sealed class Predictions : IDisposable {
     }
   }
 
-  public long Forecasts { get { return (long)Raw.Forecasts(); } }
-  public long Horizon { get { return (long)Raw.Horizon(); } }
-  public long QuantileCount { get { return (long)Raw.QuantileCount(); } }
+  public long Forecasts { get { return (long)Raw.GetForecastCount(); } }
+  public long Horizon { get { return (long)Raw.GetHorizon(); } }
+  public long QuantileCount { get { return (long)Raw.GetQuantileCount(); } }
 
   public double[] Quantiles() {
     var r = Raw;
-    var levels = new double[r.QuantileCount()];
-    for (int i = 0; i < levels.Length; i++) levels[i] = r.Quantile((ulong)i);
+    var levels = new double[r.GetQuantileCount()];
+    for (int i = 0; i < levels.Length; i++) levels[i] = r.GetQuantile((ulong)i);
     return levels;
   }
 
   public ForecastInfo Info(long index) {
     using (var info = new Swig.ForecastInfo()) {
-      Raw.Info(Library.Count("index", index), info);
+      Raw.GetForecastInfo(Library.Count("index", index), info);
       return new ForecastInfo { Series = (long)info.series, Origin = info.origin,
                                 IsFuture = info.is_future != 0 };
     }
   }
 
-  public string SeriesName(long series) { return Raw.SeriesName(Library.Count("series", series)); }
+  public string SeriesName(long series) { return Raw.GetSeriesName(Library.Count("series", series)); }
 
   static float[] Copy(Swig.FloatArray a) {
     using (a) {
@@ -53,14 +53,14 @@ public sealed class Predictions : IDisposable {
   }
 
   /// <summary>[forecasts x horizon x quantiles], row-major.</summary>
-  public float[] Values() { return Copy(Raw.Values()); }
+  public float[] Values() { return Copy(Raw.GetValues()); }
 
   /// <summary>[forecasts x horizon] (NaN: unknown).</summary>
-  public float[] Actuals() { return Copy(Raw.Actuals()); }
+  public float[] Actuals() { return Copy(Raw.GetActuals()); }
 
   /// <summary>[forecasts x horizon], the forecast steps' times.</summary>
   public long[] Times() {
-    using (var a = Raw.Times()) {
+    using (var a = Raw.GetTimes()) {
       var v = new long[a.Count()];
       for (int i = 0; i < v.Length; i++) v[i] = a.Get((ulong)i);
       return v;

@@ -50,7 +50,8 @@ public sealed class MemoryReport {
   }
 }
 
-/// <summary>How a training run ended (tft_train_report).</summary>
+/// <summary>How a training run ended: tft_train_report's summary (tft_train_summary),
+/// validation metrics and memory report, read through tft_train_report_get_*.</summary>
 public sealed class TrainReport {
   public long EpochsRun { get; internal set; }
   public long BestEpoch { get; internal set; }
@@ -65,6 +66,25 @@ public sealed class TrainReport {
   public double SamplesPerSecond { get; internal set; }
   public long PeakActivationBytes { get; internal set; }
   public MemoryReport Memory { get; internal set; }
+
+  internal static TrainReport From(Swig.TrainReport report) {
+    using (var s = new Swig.TrainSummary())
+    using (var v = new Swig.Metrics())
+    using (var m = new Swig.MemoryReport()) {
+      report.GetSummary(s);
+      report.GetValidation(v);
+      report.GetMemory(m);
+      return new TrainReport {
+        EpochsRun = s.epochs_run, BestEpoch = s.best_epoch,
+        ResumedFromEpoch = s.resumed_from_epoch, EarlyStopped = s.early_stopped != 0,
+        InitialValidationLoss = s.initial_validation_loss,
+        BestValidationLoss = s.best_validation_loss,
+        FinalValidationLoss = s.final_validation_loss,
+        FinalTrainLoss = s.final_train_loss, Validation = Metrics.From(v),
+        TrainSeconds = s.train_seconds, SamplesPerSecond = s.samples_per_second,
+        PeakActivationBytes = s.peak_activation_bytes, Memory = MemoryReport.From(m) };
+    }
+  }
 }
 
 /// <summary>Trains one model (tft_trainer). Dispose it when done.
@@ -145,37 +165,27 @@ public sealed class Trainer : IDisposable {
       running = true;
       callbackException = null;
     }
-    using (var report = new Swig.TrainReport()) {
-      try {
-        if (resume) r.Resume(report); else r.Train(report);
-      } catch (TftException) {
-        var e = callbackException;
-        callbackException = null;
-        if (e != null) ExceptionDispatchInfo.Capture(e).Throw();
-        throw;
-      } finally {
-        lock (gate) {
-          running = false;
-          if (disposePending != null) {
-            disposePending.Dispose();
-            disposePending = null;
-            native = null;
-            progress = null;
-          }
+    Swig.TrainReport report;
+    try {
+      report = resume ? r.Resume() : r.Train();
+    } catch (TftException) {
+      var e = callbackException;
+      callbackException = null;
+      if (e != null) ExceptionDispatchInfo.Capture(e).Throw();
+      throw;
+    } finally {
+      lock (gate) {
+        running = false;
+        if (disposePending != null) {
+          disposePending.Dispose();
+          disposePending = null;
+          native = null;
+          progress = null;
         }
-        GC.KeepAlive(this); // keeps the delegate alive until the native call returns
       }
-      return new TrainReport {
-        EpochsRun = report.epochs_run, BestEpoch = report.best_epoch,
-        ResumedFromEpoch = report.resumed_from_epoch, EarlyStopped = report.early_stopped != 0,
-        InitialValidationLoss = report.initial_validation_loss,
-        BestValidationLoss = report.best_validation_loss,
-        FinalValidationLoss = report.final_validation_loss,
-        FinalTrainLoss = report.final_train_loss, Validation = Metrics.From(report.validation),
-        TrainSeconds = report.train_seconds, SamplesPerSecond = report.samples_per_second,
-        PeakActivationBytes = report.peak_activation_bytes,
-        Memory = MemoryReport.From(report.memory) };
+      GC.KeepAlive(this); // keeps the delegate alive until the native call returns
     }
+    using (report) return TrainReport.From(report);
   }
 
   /// <summary>Trains from the initial weights, keeps the best epoch's weights and writes the

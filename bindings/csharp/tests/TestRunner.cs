@@ -72,6 +72,8 @@ static class Tests {
   public static void TestVersion() {
     Check.Equal(string.Format("{0}.{1}.{2}", Library.VersionMajor, Library.VersionMinor,
                               Library.VersionPatch), Library.Version, "version");
+    Check.Equal(Library.VersionMajor * 10000 + Library.VersionMinor * 100 + Library.VersionPatch,
+                Library.ApiVersion, "api version (the packed version)");
     Check.Equal("ERROR_CONFIG", Library.StatusName(Status.Config), "status name");
     Check.Equal("OK", Library.StatusName(Status.Ok), "status name");
   }
@@ -86,8 +88,8 @@ static class Tests {
     }
   }
 
-  // The seed formula table of tests/capi/test_capi_checkpoint.c.
-  public static void TestSeedFormulas() {
+  // The estimates' table of tests/capi/test_capi_checkpoint.c.
+  public static void TestEstimateFormulas() {
     Make u2 = () => CheckpointConfig.Uniform(2), u3 = () => CheckpointConfig.Uniform(3);
     Make u0 = () => CheckpointConfig.Uniform(0), s03 = () => CheckpointConfig.Selective(0, 3);
     Make sEmpty = () => CheckpointConfig.Selective();
@@ -266,6 +268,13 @@ static class Tests {
       Check.True(report.FinalValidationLoss > 0 && !double.IsInfinity(report.FinalValidationLoss),
                  "final validation loss");
       Check.True(report.Memory.NumUnits > 0, "memory report units");
+      Check.True(report.Validation.Windows > 0 &&
+                 Math.Abs(report.Validation.Loss - report.BestValidationLoss) < 1e-12,
+                 "report validation metrics");
+      Check.True(report.PeakActivationBytes > 0, "report summary");
+      var measured = trainer.MeasureMemory();
+      Check.True(measured.NumUnits == report.Memory.NumUnits && measured.CheckpointedPeakBytes > 0,
+                 "measure memory");
       var m = trainer.Evaluate();
       Check.True(m.Windows > 0 && m.Loss > 0, "evaluate");
 

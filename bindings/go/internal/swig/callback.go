@@ -4,7 +4,7 @@
 package swig
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../../../../capi/include
+#cgo CFLAGS: -I${SRCDIR}/../../../../capi/include -I${SRCDIR}/../../../../build/capi/include
 #cgo LDFLAGS: -L${SRCDIR}/../../../../build/lib -Wl,-rpath,${SRCDIR}/../../../../build/lib -ltftrain
 #include <stdint.h>
 #include <stdlib.h>

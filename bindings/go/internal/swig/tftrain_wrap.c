@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__swig_75ec0f3876557688(const char*);
+  void cgo_panic__swig_0a2483b69085985c(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__swig_75ec0f3876557688(p);
+  cgo_panic__swig_0a2483b69085985c(p);
 }
 
 
@@ -263,6 +263,35 @@ typedef struct tftswig_int64_array {
     }                                                                           \
   } while (0)
 
+/* Calls an (array, count, needed) function twice (size query, then copy) into a new
+ * tftswig_<kind>_array `a` of element type `type`, and returns it, or NULL with the failure
+ * recorded. */
+#define TFTSWIG_ARRAY(kind, type, call_with_items_count_needed)                  \
+  do {                                                                          \
+    size_t needed = 0;                                                          \
+    type* items = NULL;                                                         \
+    size_t count = 0;                                                           \
+    tftswig_##kind##_array* a;                                                  \
+    if (!tftswig_ok(call_with_items_count_needed)) return NULL;                 \
+    count = needed;                                                             \
+    a = (tftswig_##kind##_array*)calloc(1, sizeof(*a));                         \
+    items = (type*)malloc((count + 1) * sizeof(type));                          \
+    if (a == NULL || items == NULL) {                                           \
+      free(a);                                                                  \
+      free(items);                                                              \
+      tftswig_ok(TFT_ERROR_OUT_OF_MEMORY);                                      \
+      return NULL;                                                              \
+    }                                                                           \
+    if (!tftswig_ok(call_with_items_count_needed)) {                            \
+      free(a);                                                                  \
+      free(items);                                                              \
+      return NULL;                                                              \
+    }                                                                           \
+    a->items = items;                                                           \
+    a->count = count;                                                           \
+    return a;                                                                   \
+  } while (0)
+
 
 #include <stdint.h>		// Use the C99 official header
 
@@ -290,62 +319,62 @@ static int tftswig_go_progress(const tft_progress* progress, void* user) {
 }
 
 SWIGINTERN struct tft_metrics *new_tft_metrics(void){
-    tft_metrics* m = (tft_metrics*)calloc(1, sizeof(tft_metrics));
-    if (m != NULL) m->struct_size = sizeof(tft_metrics);
-    return m;
+    tft_metrics* r = (tft_metrics*)calloc(1, sizeof(tft_metrics));
+    if (r != NULL) r->struct_size = sizeof(tft_metrics);
+    return r;
   }
 SWIGINTERN void delete_tft_metrics(struct tft_metrics *self){ free(self); }
 SWIGINTERN struct tft_forecast_info *new_tft_forecast_info(void){
-    tft_forecast_info* f = (tft_forecast_info*)calloc(1, sizeof(tft_forecast_info));
-    if (f != NULL) f->struct_size = sizeof(tft_forecast_info);
-    return f;
+    tft_forecast_info* r = (tft_forecast_info*)calloc(1, sizeof(tft_forecast_info));
+    if (r != NULL) r->struct_size = sizeof(tft_forecast_info);
+    return r;
   }
 SWIGINTERN void delete_tft_forecast_info(struct tft_forecast_info *self){ free(self); }
 SWIGINTERN struct tft_memory_report *new_tft_memory_report(void){
-    tft_memory_report* m = (tft_memory_report*)calloc(1, sizeof(tft_memory_report));
-    if (m != NULL) m->struct_size = sizeof(tft_memory_report);
-    return m;
-  }
-SWIGINTERN void delete_tft_memory_report(struct tft_memory_report *self){ free(self); }
-SWIGINTERN struct tft_train_report *new_tft_train_report(void){
-    tft_train_report* r = (tft_train_report*)calloc(1, sizeof(tft_train_report));
-    if (r != NULL) r->struct_size = sizeof(tft_train_report);
+    tft_memory_report* r = (tft_memory_report*)calloc(1, sizeof(tft_memory_report));
+    if (r != NULL) r->struct_size = sizeof(tft_memory_report);
     return r;
   }
-SWIGINTERN void delete_tft_train_report(struct tft_train_report *self){ free(self); }
+SWIGINTERN void delete_tft_memory_report(struct tft_memory_report *self){ free(self); }
+SWIGINTERN struct tft_train_summary *new_tft_train_summary(void){
+    tft_train_summary* r = (tft_train_summary*)calloc(1, sizeof(tft_train_summary));
+    if (r != NULL) r->struct_size = sizeof(tft_train_summary);
+    return r;
+  }
+SWIGINTERN void delete_tft_train_summary(struct tft_train_summary *self){ free(self); }
 SWIGINTERN struct tft_checkpoint_config *new_tft_checkpoint_config(void){
     tft_checkpoint_config* out = NULL;
-    tftswig_ok(tft_checkpoint_config_none(&out));
+    tftswig_ok(tft_checkpoint_config_create_none(&out));
     return out;
   }
 SWIGINTERN void delete_tft_checkpoint_config(struct tft_checkpoint_config *self){ tft_checkpoint_config_free(self); }
-SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_Uniform(uint64_t interval){
+SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_CreateUniform(uint64_t interval){
     tft_checkpoint_config* out = NULL;
-    tftswig_ok(tft_checkpoint_config_uniform((size_t)interval, &out));
+    tftswig_ok(tft_checkpoint_config_create_uniform((size_t)interval, &out));
     return out;
   }
-SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_Selective(tftswig_index_list const *layers){
+SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_CreateSelective(tftswig_index_list const *layers){
     tft_checkpoint_config* out = NULL;
     if (layers == NULL) {
-      tftswig_ok(tft_checkpoint_config_selective(NULL, 0, &out));
+      tftswig_ok(tft_checkpoint_config_create_selective(NULL, 0, &out));
     } else {
-      tftswig_ok(tft_checkpoint_config_selective(layers->items, layers->count, &out));
+      tftswig_ok(tft_checkpoint_config_create_selective(layers->items, layers->count, &out));
     }
     return out;
   }
-SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_Dynamic(uint64_t num_layers,double memory_fraction){
+SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_CreateDynamic(uint64_t num_layers,double memory_fraction){
     tft_checkpoint_config* out = NULL;
-    tftswig_ok(tft_checkpoint_config_dynamic((size_t)num_layers, memory_fraction, &out));
+    tftswig_ok(tft_checkpoint_config_create_dynamic((size_t)num_layers, memory_fraction, &out));
     return out;
   }
-SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_FromYaml(char const *yaml){
+SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_CreateFromYaml(char const *yaml){
     tft_checkpoint_config* out = NULL;
-    tftswig_ok(tft_checkpoint_config_from_yaml(yaml, &out));
+    tftswig_ok(tft_checkpoint_config_create_from_yaml(yaml, &out));
     return out;
   }
-SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_FromJson(char const *json){
+SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_CreateFromJson(char const *json){
     tft_checkpoint_config* out = NULL;
-    tftswig_ok(tft_checkpoint_config_from_json(json, &out));
+    tftswig_ok(tft_checkpoint_config_create_from_json(json, &out));
     return out;
   }
 SWIGINTERN tft_checkpoint_config *tft_checkpoint_config_Clone(struct tft_checkpoint_config *self){
@@ -362,54 +391,56 @@ SWIGINTERN void tft_checkpoint_config_SetCheckpointFfn(struct tft_checkpoint_con
 SWIGINTERN void tft_checkpoint_config_SetMinInterval(struct tft_checkpoint_config *self,uint64_t interval){
     tftswig_ok(tft_checkpoint_config_set_min_interval(self, (size_t)interval));
   }
-SWIGINTERN int tft_checkpoint_config_Strategy(struct tft_checkpoint_config *self){
+SWIGINTERN int tft_checkpoint_config_GetStrategy(struct tft_checkpoint_config *self){
     tft_checkpoint_strategy out = TFT_CHECKPOINT_NONE;
-    tftswig_ok(tft_checkpoint_config_strategy(self, &out));
+    tftswig_ok(tft_checkpoint_config_get_strategy(self, &out));
     return (int)out;
   }
-SWIGINTERN bool tft_checkpoint_config_CheckpointAttention(struct tft_checkpoint_config *self){
+SWIGINTERN bool tft_checkpoint_config_GetCheckpointAttention(struct tft_checkpoint_config *self){
     int out = 0;
-    tftswig_ok(tft_checkpoint_config_checkpoint_attention(self, &out));
+    tftswig_ok(tft_checkpoint_config_get_checkpoint_attention(self, &out));
     return out != 0;
   }
-SWIGINTERN bool tft_checkpoint_config_CheckpointFfn(struct tft_checkpoint_config *self){
+SWIGINTERN bool tft_checkpoint_config_GetCheckpointFfn(struct tft_checkpoint_config *self){
     int out = 0;
-    tftswig_ok(tft_checkpoint_config_checkpoint_ffn(self, &out));
+    tftswig_ok(tft_checkpoint_config_get_checkpoint_ffn(self, &out));
     return out != 0;
   }
-SWIGINTERN uint64_t tft_checkpoint_config_MinInterval(struct tft_checkpoint_config *self){
+SWIGINTERN uint64_t tft_checkpoint_config_GetMinInterval(struct tft_checkpoint_config *self){
     size_t out = 0;
-    tftswig_ok(tft_checkpoint_config_min_interval(self, &out));
+    tftswig_ok(tft_checkpoint_config_get_min_interval(self, &out));
     return (uint64_t)out;
   }
-SWIGINTERN bool tft_checkpoint_config_ShouldCheckpoint(struct tft_checkpoint_config *self,uint64_t layer){
+SWIGINTERN bool tft_checkpoint_config_GetShouldCheckpoint(struct tft_checkpoint_config *self,uint64_t layer){
     int out = 0;
-    tftswig_ok(tft_checkpoint_config_should_checkpoint(self, (size_t)layer, &out));
+    tftswig_ok(tft_checkpoint_config_get_should_checkpoint(self, (size_t)layer, &out));
     return out != 0;
   }
-SWIGINTERN double tft_checkpoint_config_MemorySavings(struct tft_checkpoint_config *self,uint64_t num_layers){
+SWIGINTERN double tft_checkpoint_config_GetMemorySavings(struct tft_checkpoint_config *self,uint64_t num_layers){
     double out = 0.0;
-    tftswig_ok(tft_checkpoint_config_memory_savings(self, (size_t)num_layers, &out));
+    tftswig_ok(tft_checkpoint_config_get_memory_savings(self, (size_t)num_layers, &out));
     return out;
   }
-SWIGINTERN double tft_checkpoint_config_ComputeOverhead(struct tft_checkpoint_config *self,uint64_t num_layers){
+SWIGINTERN double tft_checkpoint_config_GetComputeOverhead(struct tft_checkpoint_config *self,uint64_t num_layers){
     double out = 0.0;
-    tftswig_ok(tft_checkpoint_config_compute_overhead(self, (size_t)num_layers, &out));
+    tftswig_ok(tft_checkpoint_config_get_compute_overhead(self, (size_t)num_layers, &out));
     return out;
   }
 SWIGINTERN void tft_checkpoint_config_Validate(struct tft_checkpoint_config *self){ tftswig_ok(tft_checkpoint_config_validate(self)); }
-SWIGINTERN char *tft_checkpoint_config_Summary(struct tft_checkpoint_config *self){ TFTSWIG_STRING(tft_checkpoint_config_summary(self, buf, len, &needed)); }
+SWIGINTERN char *tft_checkpoint_config_GetSummary(struct tft_checkpoint_config *self){
+    TFTSWIG_STRING(tft_checkpoint_config_get_summary(self, buf, len, &needed));
+  }
 SWIGINTERN char *tft_checkpoint_config_ToYaml(struct tft_checkpoint_config *self){ TFTSWIG_STRING(tft_checkpoint_config_to_yaml(self, buf, len, &needed)); }
 SWIGINTERN char *tft_checkpoint_config_ToJson(struct tft_checkpoint_config *self){ TFTSWIG_STRING(tft_checkpoint_config_to_json(self, buf, len, &needed)); }
 SWIGINTERN struct tft_config *new_tft_config(char const *yaml){
     tft_config* out = NULL;
-    tftswig_ok(tft_config_load_string(yaml, &out));
+    tftswig_ok(tft_config_create_from_yaml(yaml, &out));
     return out;
   }
 SWIGINTERN void delete_tft_config(struct tft_config *self){ tft_config_free(self); }
-SWIGINTERN tft_config *tft_config_LoadFile(char const *path){
+SWIGINTERN tft_config *tft_config_CreateFromFile(char const *path){
     tft_config* out = NULL;
-    tftswig_ok(tft_config_load_file(path, &out));
+    tftswig_ok(tft_config_create_from_file(path, &out));
     return out;
   }
 SWIGINTERN tft_config *tft_config_Clone(struct tft_config *self){
@@ -417,8 +448,12 @@ SWIGINTERN tft_config *tft_config_Clone(struct tft_config *self){
     tftswig_ok(tft_config_clone(self, &out));
     return out;
   }
-SWIGINTERN char *tft_config_Get(struct tft_config *self,char const *key){ TFTSWIG_STRING(tft_config_get(self, key, buf, len, &needed)); }
-SWIGINTERN void tft_config_Set(struct tft_config *self,char const *key,char const *value){ tftswig_ok(tft_config_set(self, key, value)); }
+SWIGINTERN char *tft_config_GetValue(struct tft_config *self,char const *key){
+    TFTSWIG_STRING(tft_config_get_value(self, key, buf, len, &needed));
+  }
+SWIGINTERN void tft_config_SetValue(struct tft_config *self,char const *key,char const *value){
+    tftswig_ok(tft_config_set_value(self, key, value));
+  }
 SWIGINTERN void tft_config_SetCheckpoint(struct tft_config *self,tft_checkpoint_config const *checkpoint){
     tftswig_ok(tft_config_set_checkpoint(self, checkpoint));
   }
@@ -440,13 +475,15 @@ SWIGINTERN void tft_trainer_SetProgressHandle(struct tft_trainer *self,uint64_t 
     tftswig_ok(tft_trainer_set_progress_callback(self, handle ? tftswig_go_progress : NULL,
                                                   (void*)(uintptr_t)handle));
   }
-SWIGINTERN void tft_trainer_Train(struct tft_trainer *self,tft_train_report *report){
-    if (report != NULL) report->struct_size = sizeof(tft_train_report);
-    tftswig_ok(tft_trainer_train(self, report));
+SWIGINTERN tft_train_report *tft_trainer_Train(struct tft_trainer *self){
+    tft_train_report* out = NULL;
+    tftswig_ok(tft_trainer_train(self, &out));
+    return out;
   }
-SWIGINTERN void tft_trainer_Resume(struct tft_trainer *self,tft_train_report *report){
-    if (report != NULL) report->struct_size = sizeof(tft_train_report);
-    tftswig_ok(tft_trainer_resume(self, report));
+SWIGINTERN tft_train_report *tft_trainer_Resume(struct tft_trainer *self){
+    tft_train_report* out = NULL;
+    tftswig_ok(tft_trainer_resume(self, &out));
+    return out;
   }
 SWIGINTERN void tft_trainer_Cancel(struct tft_trainer *self){ tftswig_ok(tft_trainer_cancel(self)); }
 SWIGINTERN void tft_trainer_Evaluate(struct tft_trainer *self,tft_metrics *out){
@@ -464,31 +501,31 @@ SWIGINTERN void tft_trainer_Save(struct tft_trainer *self,char const *directory)
   }
 SWIGINTERN void tft_trainer_MeasureMemory(struct tft_trainer *self,tft_memory_report *out){
     if (out != NULL) out->struct_size = sizeof(tft_memory_report);
-    tftswig_ok(tft_trainer_memory_report(self, out));
+    tftswig_ok(tft_trainer_measure_memory(self, out));
   }
 SWIGINTERN void delete_tft_predictions(struct tft_predictions *self){ tft_predictions_free(self); }
-SWIGINTERN uint64_t tft_predictions_Forecasts(struct tft_predictions *self){
+SWIGINTERN uint64_t tft_predictions_GetForecastCount(struct tft_predictions *self){
     size_t n = 0;
-    tftswig_ok(tft_predictions_shape(self, &n, NULL, NULL));
+    tftswig_ok(tft_predictions_get_shape(self, &n, NULL, NULL));
     return n;
   }
-SWIGINTERN uint64_t tft_predictions_Horizon(struct tft_predictions *self){
+SWIGINTERN uint64_t tft_predictions_GetHorizon(struct tft_predictions *self){
     size_t n = 0;
-    tftswig_ok(tft_predictions_shape(self, NULL, &n, NULL));
+    tftswig_ok(tft_predictions_get_shape(self, NULL, &n, NULL));
     return n;
   }
-SWIGINTERN uint64_t tft_predictions_QuantileCount(struct tft_predictions *self){
+SWIGINTERN uint64_t tft_predictions_GetQuantileCount(struct tft_predictions *self){
     size_t n = 0;
-    tftswig_ok(tft_predictions_shape(self, NULL, NULL, &n));
+    tftswig_ok(tft_predictions_get_shape(self, NULL, NULL, &n));
     return n;
   }
-SWIGINTERN double tft_predictions_Quantile(struct tft_predictions *self,uint64_t i){
+SWIGINTERN double tft_predictions_GetQuantile(struct tft_predictions *self,uint64_t i){
     size_t n = 0;
     double* levels;
     double value = 0.0;
-    if (!tftswig_ok(tft_predictions_shape(self, NULL, NULL, &n))) return 0.0;
+    if (!tftswig_ok(tft_predictions_get_quantiles(self, NULL, 0, &n))) return 0.0;
     if (i >= n) {
-      tftswig_ok(tft_predictions_quantiles(self, NULL, 1)); /* INVALID_ARGUMENT, message set */
+      tftswig_ok(tft_predictions_get_quantiles(self, NULL, 1, NULL)); /* INVALID_ARGUMENT */
       return 0.0;
     }
     levels = (double*)malloc(n * sizeof(double));
@@ -496,78 +533,30 @@ SWIGINTERN double tft_predictions_Quantile(struct tft_predictions *self,uint64_t
       tftswig_ok(TFT_ERROR_OUT_OF_MEMORY);
       return 0.0;
     }
-    if (tftswig_ok(tft_predictions_quantiles(self, levels, n))) value = levels[i];
+    if (tftswig_ok(tft_predictions_get_quantiles(self, levels, n, NULL))) value = levels[i];
     free(levels);
     return value;
   }
-SWIGINTERN void tft_predictions_Info(struct tft_predictions *self,uint64_t index,tft_forecast_info *info){
+SWIGINTERN void tft_predictions_GetForecastInfo(struct tft_predictions *self,uint64_t index,tft_forecast_info *info){
     if (info != NULL) info->struct_size = sizeof(tft_forecast_info);
-    tftswig_ok(tft_predictions_forecast_info(self, (size_t)index, info));
+    tftswig_ok(tft_predictions_get_forecast_info(self, (size_t)index, info));
   }
-SWIGINTERN char *tft_predictions_SeriesName(struct tft_predictions *self,uint64_t series){
-    TFTSWIG_STRING(tft_predictions_series_name(self, (size_t)series, buf, len, &needed));
+SWIGINTERN char *tft_predictions_GetSeriesName(struct tft_predictions *self,uint64_t series){
+    TFTSWIG_STRING(tft_predictions_get_series_name(self, (size_t)series, buf, len, &needed));
   }
-SWIGINTERN tftswig_float_array *tft_predictions_Values(struct tft_predictions *self){
-    size_t f = 0, h = 0, q = 0;
-    tftswig_float_array* a;
-    if (!tftswig_ok(tft_predictions_shape(self, &f, &h, &q))) return NULL;
-    a = (tftswig_float_array*)calloc(1, sizeof(*a));
-    if (a != NULL) a->items = (float*)malloc((f * h * q + 1) * sizeof(float));
-    if (a == NULL || a->items == NULL) {
-      if (a != NULL) free(a);
-      tftswig_ok(TFT_ERROR_OUT_OF_MEMORY);
-      return NULL;
-    }
-    a->count = f * h * q;
-    if (!tftswig_ok(tft_predictions_values(self, a->items, a->count))) {
-      free(a->items);
-      free(a);
-      return NULL;
-    }
-    return a;
+SWIGINTERN tftswig_float_array *tft_predictions_GetValues(struct tft_predictions *self){
+    TFTSWIG_ARRAY(float, float, tft_predictions_get_values(self, items, count, &needed));
   }
-SWIGINTERN tftswig_float_array *tft_predictions_Actuals(struct tft_predictions *self){
-    size_t f = 0, h = 0;
-    tftswig_float_array* a;
-    if (!tftswig_ok(tft_predictions_shape(self, &f, &h, NULL))) return NULL;
-    a = (tftswig_float_array*)calloc(1, sizeof(*a));
-    if (a != NULL) a->items = (float*)malloc((f * h + 1) * sizeof(float));
-    if (a == NULL || a->items == NULL) {
-      if (a != NULL) free(a);
-      tftswig_ok(TFT_ERROR_OUT_OF_MEMORY);
-      return NULL;
-    }
-    a->count = f * h;
-    if (!tftswig_ok(tft_predictions_actuals(self, a->items, a->count))) {
-      free(a->items);
-      free(a);
-      return NULL;
-    }
-    return a;
+SWIGINTERN tftswig_float_array *tft_predictions_GetActuals(struct tft_predictions *self){
+    TFTSWIG_ARRAY(float, float, tft_predictions_get_actuals(self, items, count, &needed));
   }
-SWIGINTERN tftswig_int64_array *tft_predictions_Times(struct tft_predictions *self){
-    size_t f = 0, h = 0;
-    tftswig_int64_array* a;
-    if (!tftswig_ok(tft_predictions_shape(self, &f, &h, NULL))) return NULL;
-    a = (tftswig_int64_array*)calloc(1, sizeof(*a));
-    if (a != NULL) a->items = (int64_t*)malloc((f * h + 1) * sizeof(int64_t));
-    if (a == NULL || a->items == NULL) {
-      if (a != NULL) free(a);
-      tftswig_ok(TFT_ERROR_OUT_OF_MEMORY);
-      return NULL;
-    }
-    a->count = f * h;
-    if (!tftswig_ok(tft_predictions_times(self, a->items, a->count))) {
-      free(a->items);
-      free(a);
-      return NULL;
-    }
-    return a;
+SWIGINTERN tftswig_int64_array *tft_predictions_GetTimes(struct tft_predictions *self){
+    TFTSWIG_ARRAY(int64, int64_t, tft_predictions_get_times(self, items, count, &needed));
   }
 SWIGINTERN void tft_predictions_WriteCsv(struct tft_predictions *self,char const *path){ tftswig_ok(tft_predictions_write_csv(self, path)); }
 SWIGINTERN struct tft_model *new_tft_model(char const *directory){
     tft_model* out = NULL;
-    tftswig_ok(tft_model_load(directory, &out));
+    tftswig_ok(tft_model_create_from_directory(directory, &out));
     return out;
   }
 SWIGINTERN void delete_tft_model(struct tft_model *self){ tft_model_free(self); }
@@ -575,6 +564,19 @@ SWIGINTERN tft_predictions *tft_model_Predict(struct tft_model *self,char const 
     tft_predictions* out = NULL;
     tftswig_ok(tft_model_predict(self, (csv_path != NULL && csv_path[0] != '\0') ? csv_path : NULL, &out));
     return out;
+  }
+SWIGINTERN void delete_tft_train_report(struct tft_train_report *self){ tft_train_report_free(self); }
+SWIGINTERN void tft_train_report_GetSummary(struct tft_train_report *self,tft_train_summary *out){
+    if (out != NULL) out->struct_size = sizeof(tft_train_summary);
+    tftswig_ok(tft_train_report_get_summary(self, out));
+  }
+SWIGINTERN void tft_train_report_GetValidation(struct tft_train_report *self,tft_metrics *out){
+    if (out != NULL) out->struct_size = sizeof(tft_metrics);
+    tftswig_ok(tft_train_report_get_validation(self, out));
+  }
+SWIGINTERN void tft_train_report_GetMemory(struct tft_train_report *self,tft_memory_report *out){
+    if (out != NULL) out->struct_size = sizeof(tft_memory_report);
+    tftswig_ok(tft_train_report_get_memory(self, out));
   }
 SWIGINTERN struct tftswig_index_list *new_tftswig_index_list(void){
     return (tftswig_index_list*)calloc(1, sizeof(tftswig_index_list));
@@ -614,6 +616,7 @@ const char* tftswig_version_string(void) { return tft_version_string(); }
 int tftswig_version_major(void) { int v = 0; tft_version(&v, NULL, NULL); return v; }
 int tftswig_version_minor(void) { int v = 0; tft_version(NULL, &v, NULL); return v; }
 int tftswig_version_patch(void) { int v = 0; tft_version(NULL, NULL, &v); return v; }
+int tftswig_api_version(void) { return tft_api_version(); }
 const char* tftswig_status_name(int status) { return tft_status_name((tft_status)status); }
 const char* tftswig_last_error(void) { return tft_last_error(); }
 
@@ -621,7 +624,7 @@ const char* tftswig_last_error(void) { return tft_last_error(); }
 extern "C" {
 #endif
 
-void _wrap_Swig_free_swig_75ec0f3876557688(void *_swig_go_0) {
+void _wrap_Swig_free_swig_0a2483b69085985c(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -631,7 +634,7 @@ void _wrap_Swig_free_swig_75ec0f3876557688(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_swig_75ec0f3876557688(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_swig_0a2483b69085985c(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -644,7 +647,7 @@ void *_wrap_Swig_malloc_swig_75ec0f3876557688(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_TFT_OK_swig_75ec0f3876557688() {
+intgo _wrap_TFT_OK_swig_0a2483b69085985c() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -660,7 +663,7 @@ intgo _wrap_TFT_OK_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_75ec0f3876557688() {
+intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_0a2483b69085985c() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -676,7 +679,7 @@ intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_ERROR_CONFIG_swig_75ec0f3876557688() {
+intgo _wrap_TFT_ERROR_CONFIG_swig_0a2483b69085985c() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -692,7 +695,7 @@ intgo _wrap_TFT_ERROR_CONFIG_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_ERROR_DATA_swig_75ec0f3876557688() {
+intgo _wrap_TFT_ERROR_DATA_swig_0a2483b69085985c() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -708,7 +711,7 @@ intgo _wrap_TFT_ERROR_DATA_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_ERROR_IO_swig_75ec0f3876557688() {
+intgo _wrap_TFT_ERROR_IO_swig_0a2483b69085985c() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -724,7 +727,7 @@ intgo _wrap_TFT_ERROR_IO_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_ERROR_NUMERICAL_swig_75ec0f3876557688() {
+intgo _wrap_TFT_ERROR_NUMERICAL_swig_0a2483b69085985c() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -740,7 +743,7 @@ intgo _wrap_TFT_ERROR_NUMERICAL_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_ERROR_CANCELLED_swig_75ec0f3876557688() {
+intgo _wrap_TFT_ERROR_CANCELLED_swig_0a2483b69085985c() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -756,7 +759,7 @@ intgo _wrap_TFT_ERROR_CANCELLED_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_75ec0f3876557688() {
+intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_0a2483b69085985c() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -772,7 +775,7 @@ intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_ERROR_INTERNAL_swig_75ec0f3876557688() {
+intgo _wrap_TFT_ERROR_INTERNAL_swig_0a2483b69085985c() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -788,7 +791,7 @@ intgo _wrap_TFT_ERROR_INTERNAL_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_75ec0f3876557688() {
+intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_0a2483b69085985c() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -804,7 +807,7 @@ intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_75ec0f3876557688() {
+intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_0a2483b69085985c() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -820,7 +823,7 @@ intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_NONE_swig_75ec0f3876557688() {
+intgo _wrap_TFT_CHECKPOINT_NONE_swig_0a2483b69085985c() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -836,7 +839,7 @@ intgo _wrap_TFT_CHECKPOINT_NONE_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_75ec0f3876557688() {
+intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_0a2483b69085985c() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -852,7 +855,7 @@ intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_75ec0f3876557688() {
+intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_0a2483b69085985c() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -868,7 +871,7 @@ intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_75ec0f3876557688() {
+intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_0a2483b69085985c() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -884,7 +887,7 @@ intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_75ec0f3876557688() {
 }
 
 
-double _wrap_Metrics_loss_get_swig_75ec0f3876557688(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_loss_get_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -897,7 +900,7 @@ double _wrap_Metrics_loss_get_swig_75ec0f3876557688(struct tft_metrics *_swig_go
 }
 
 
-double _wrap_Metrics_q_risk_p50_get_swig_75ec0f3876557688(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_q_risk_p50_get_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -910,7 +913,7 @@ double _wrap_Metrics_q_risk_p50_get_swig_75ec0f3876557688(struct tft_metrics *_s
 }
 
 
-double _wrap_Metrics_q_risk_p90_get_swig_75ec0f3876557688(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_q_risk_p90_get_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -923,7 +926,7 @@ double _wrap_Metrics_q_risk_p90_get_swig_75ec0f3876557688(struct tft_metrics *_s
 }
 
 
-double _wrap_Metrics_mae_p50_get_swig_75ec0f3876557688(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_mae_p50_get_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -936,7 +939,7 @@ double _wrap_Metrics_mae_p50_get_swig_75ec0f3876557688(struct tft_metrics *_swig
 }
 
 
-long long _wrap_Metrics_windows_get_swig_75ec0f3876557688(struct tft_metrics *_swig_go_0) {
+long long _wrap_Metrics_windows_get_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -949,7 +952,7 @@ long long _wrap_Metrics_windows_get_swig_75ec0f3876557688(struct tft_metrics *_s
 }
 
 
-struct tft_metrics *_wrap_new_Metrics_swig_75ec0f3876557688() {
+struct tft_metrics *_wrap_new_Metrics_swig_0a2483b69085985c() {
   struct tft_metrics *result = 0 ;
   struct tft_metrics *_swig_go_result;
   
@@ -964,7 +967,7 @@ struct tft_metrics *_wrap_new_Metrics_swig_75ec0f3876557688() {
 }
 
 
-void _wrap_delete_Metrics_swig_75ec0f3876557688(struct tft_metrics *_swig_go_0) {
+void _wrap_delete_Metrics_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   
   arg1 = *(struct tft_metrics **)&_swig_go_0; 
@@ -978,7 +981,7 @@ void _wrap_delete_Metrics_swig_75ec0f3876557688(struct tft_metrics *_swig_go_0) 
 }
 
 
-long long _wrap_ForecastInfo_series_get_swig_75ec0f3876557688(struct tft_forecast_info *_swig_go_0) {
+long long _wrap_ForecastInfo_series_get_swig_0a2483b69085985c(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -991,7 +994,7 @@ long long _wrap_ForecastInfo_series_get_swig_75ec0f3876557688(struct tft_forecas
 }
 
 
-long long _wrap_ForecastInfo_origin_get_swig_75ec0f3876557688(struct tft_forecast_info *_swig_go_0) {
+long long _wrap_ForecastInfo_origin_get_swig_0a2483b69085985c(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1004,7 +1007,7 @@ long long _wrap_ForecastInfo_origin_get_swig_75ec0f3876557688(struct tft_forecas
 }
 
 
-intgo _wrap_ForecastInfo_is_future_get_swig_75ec0f3876557688(struct tft_forecast_info *_swig_go_0) {
+intgo _wrap_ForecastInfo_is_future_get_swig_0a2483b69085985c(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1017,7 +1020,7 @@ intgo _wrap_ForecastInfo_is_future_get_swig_75ec0f3876557688(struct tft_forecast
 }
 
 
-struct tft_forecast_info *_wrap_new_ForecastInfo_swig_75ec0f3876557688() {
+struct tft_forecast_info *_wrap_new_ForecastInfo_swig_0a2483b69085985c() {
   struct tft_forecast_info *result = 0 ;
   struct tft_forecast_info *_swig_go_result;
   
@@ -1032,7 +1035,7 @@ struct tft_forecast_info *_wrap_new_ForecastInfo_swig_75ec0f3876557688() {
 }
 
 
-void _wrap_delete_ForecastInfo_swig_75ec0f3876557688(struct tft_forecast_info *_swig_go_0) {
+void _wrap_delete_ForecastInfo_swig_0a2483b69085985c(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   
   arg1 = *(struct tft_forecast_info **)&_swig_go_0; 
@@ -1046,7 +1049,7 @@ void _wrap_delete_ForecastInfo_swig_75ec0f3876557688(struct tft_forecast_info *_
 }
 
 
-intgo _wrap_TFT_PROGRESS_STEP_swig_75ec0f3876557688() {
+intgo _wrap_TFT_PROGRESS_STEP_swig_0a2483b69085985c() {
   enum tft_progress_kind result;
   intgo _swig_go_result;
   
@@ -1062,7 +1065,7 @@ intgo _wrap_TFT_PROGRESS_STEP_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_TFT_PROGRESS_EPOCH_swig_75ec0f3876557688() {
+intgo _wrap_TFT_PROGRESS_EPOCH_swig_0a2483b69085985c() {
   enum tft_progress_kind result;
   intgo _swig_go_result;
   
@@ -1078,7 +1081,7 @@ intgo _wrap_TFT_PROGRESS_EPOCH_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_Progress_kind_get_swig_75ec0f3876557688(struct tft_progress *_swig_go_0) {
+intgo _wrap_Progress_kind_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   tft_progress_kind result;
   intgo _swig_go_result;
@@ -1091,7 +1094,7 @@ intgo _wrap_Progress_kind_get_swig_75ec0f3876557688(struct tft_progress *_swig_g
 }
 
 
-long long _wrap_Progress_epoch_get_swig_75ec0f3876557688(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_epoch_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1104,7 +1107,7 @@ long long _wrap_Progress_epoch_get_swig_75ec0f3876557688(struct tft_progress *_s
 }
 
 
-long long _wrap_Progress_epochs_get_swig_75ec0f3876557688(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_epochs_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1117,7 +1120,7 @@ long long _wrap_Progress_epochs_get_swig_75ec0f3876557688(struct tft_progress *_
 }
 
 
-long long _wrap_Progress_step_get_swig_75ec0f3876557688(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_step_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1130,7 +1133,7 @@ long long _wrap_Progress_step_get_swig_75ec0f3876557688(struct tft_progress *_sw
 }
 
 
-long long _wrap_Progress_steps_per_epoch_get_swig_75ec0f3876557688(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_steps_per_epoch_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1143,7 +1146,7 @@ long long _wrap_Progress_steps_per_epoch_get_swig_75ec0f3876557688(struct tft_pr
 }
 
 
-double _wrap_Progress_train_loss_get_swig_75ec0f3876557688(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_train_loss_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1156,7 +1159,7 @@ double _wrap_Progress_train_loss_get_swig_75ec0f3876557688(struct tft_progress *
 }
 
 
-double _wrap_Progress_validation_loss_get_swig_75ec0f3876557688(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_validation_loss_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1169,7 +1172,7 @@ double _wrap_Progress_validation_loss_get_swig_75ec0f3876557688(struct tft_progr
 }
 
 
-double _wrap_Progress_samples_per_second_get_swig_75ec0f3876557688(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_samples_per_second_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1182,7 +1185,7 @@ double _wrap_Progress_samples_per_second_get_swig_75ec0f3876557688(struct tft_pr
 }
 
 
-long long _wrap_Progress_peak_activation_bytes_get_swig_75ec0f3876557688(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_peak_activation_bytes_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1195,7 +1198,7 @@ long long _wrap_Progress_peak_activation_bytes_get_swig_75ec0f3876557688(struct 
 }
 
 
-double _wrap_Progress_learning_rate_get_swig_75ec0f3876557688(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_learning_rate_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1208,7 +1211,7 @@ double _wrap_Progress_learning_rate_get_swig_75ec0f3876557688(struct tft_progres
 }
 
 
-struct tft_progress *_wrap_new_Progress_swig_75ec0f3876557688() {
+struct tft_progress *_wrap_new_Progress_swig_0a2483b69085985c() {
   struct tft_progress *result = 0 ;
   struct tft_progress *_swig_go_result;
   
@@ -1223,7 +1226,7 @@ struct tft_progress *_wrap_new_Progress_swig_75ec0f3876557688() {
 }
 
 
-void _wrap_delete_Progress_swig_75ec0f3876557688(struct tft_progress *_swig_go_0) {
+void _wrap_delete_Progress_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   
   arg1 = *(struct tft_progress **)&_swig_go_0; 
@@ -1237,7 +1240,7 @@ void _wrap_delete_Progress_swig_75ec0f3876557688(struct tft_progress *_swig_go_0
 }
 
 
-long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_75ec0f3876557688(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1250,7 +1253,7 @@ long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_75ec0f3876557688(s
 }
 
 
-long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_75ec0f3876557688(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1263,7 +1266,7 @@ long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_75ec0f3876557688(stru
 }
 
 
-double _wrap_MemoryReport_measured_savings_get_swig_75ec0f3876557688(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_measured_savings_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1276,7 +1279,7 @@ double _wrap_MemoryReport_measured_savings_get_swig_75ec0f3876557688(struct tft_
 }
 
 
-double _wrap_MemoryReport_predicted_savings_get_swig_75ec0f3876557688(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_predicted_savings_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1289,7 +1292,7 @@ double _wrap_MemoryReport_predicted_savings_get_swig_75ec0f3876557688(struct tft
 }
 
 
-double _wrap_MemoryReport_predicted_compute_overhead_get_swig_75ec0f3876557688(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_predicted_compute_overhead_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1302,7 +1305,7 @@ double _wrap_MemoryReport_predicted_compute_overhead_get_swig_75ec0f3876557688(s
 }
 
 
-long long _wrap_MemoryReport_num_units_get_swig_75ec0f3876557688(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_num_units_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1315,7 +1318,7 @@ long long _wrap_MemoryReport_num_units_get_swig_75ec0f3876557688(struct tft_memo
 }
 
 
-struct tft_memory_report *_wrap_new_MemoryReport_swig_75ec0f3876557688() {
+struct tft_memory_report *_wrap_new_MemoryReport_swig_0a2483b69085985c() {
   struct tft_memory_report *result = 0 ;
   struct tft_memory_report *_swig_go_result;
   
@@ -1330,7 +1333,7 @@ struct tft_memory_report *_wrap_new_MemoryReport_swig_75ec0f3876557688() {
 }
 
 
-void _wrap_delete_MemoryReport_swig_75ec0f3876557688(struct tft_memory_report *_swig_go_0) {
+void _wrap_delete_MemoryReport_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   
   arg1 = *(struct tft_memory_report **)&_swig_go_0; 
@@ -1344,12 +1347,12 @@ void _wrap_delete_MemoryReport_swig_75ec0f3876557688(struct tft_memory_report *_
 }
 
 
-long long _wrap_TrainReport_epochs_run_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+long long _wrap_TrainSummary_epochs_run_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   result = (int64_t) ((arg1)->epochs_run);
   _swig_go_result = result; 
@@ -1357,12 +1360,12 @@ long long _wrap_TrainReport_epochs_run_get_swig_75ec0f3876557688(struct tft_trai
 }
 
 
-long long _wrap_TrainReport_best_epoch_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+long long _wrap_TrainSummary_best_epoch_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   result = (int64_t) ((arg1)->best_epoch);
   _swig_go_result = result; 
@@ -1370,12 +1373,12 @@ long long _wrap_TrainReport_best_epoch_get_swig_75ec0f3876557688(struct tft_trai
 }
 
 
-long long _wrap_TrainReport_resumed_from_epoch_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+long long _wrap_TrainSummary_resumed_from_epoch_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   result = (int64_t) ((arg1)->resumed_from_epoch);
   _swig_go_result = result; 
@@ -1383,12 +1386,12 @@ long long _wrap_TrainReport_resumed_from_epoch_get_swig_75ec0f3876557688(struct 
 }
 
 
-intgo _wrap_TrainReport_early_stopped_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+intgo _wrap_TrainSummary_early_stopped_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int result;
   intgo _swig_go_result;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   result = (int) ((arg1)->early_stopped);
   _swig_go_result = result; 
@@ -1396,12 +1399,12 @@ intgo _wrap_TrainReport_early_stopped_get_swig_75ec0f3876557688(struct tft_train
 }
 
 
-double _wrap_TrainReport_initial_validation_loss_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+double _wrap_TrainSummary_initial_validation_loss_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   result = (double) ((arg1)->initial_validation_loss);
   _swig_go_result = result; 
@@ -1409,12 +1412,12 @@ double _wrap_TrainReport_initial_validation_loss_get_swig_75ec0f3876557688(struc
 }
 
 
-double _wrap_TrainReport_best_validation_loss_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+double _wrap_TrainSummary_best_validation_loss_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   result = (double) ((arg1)->best_validation_loss);
   _swig_go_result = result; 
@@ -1422,12 +1425,12 @@ double _wrap_TrainReport_best_validation_loss_get_swig_75ec0f3876557688(struct t
 }
 
 
-double _wrap_TrainReport_final_validation_loss_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+double _wrap_TrainSummary_final_validation_loss_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   result = (double) ((arg1)->final_validation_loss);
   _swig_go_result = result; 
@@ -1435,12 +1438,12 @@ double _wrap_TrainReport_final_validation_loss_get_swig_75ec0f3876557688(struct 
 }
 
 
-double _wrap_TrainReport_final_train_loss_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+double _wrap_TrainSummary_final_train_loss_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   result = (double) ((arg1)->final_train_loss);
   _swig_go_result = result; 
@@ -1448,25 +1451,12 @@ double _wrap_TrainReport_final_train_loss_get_swig_75ec0f3876557688(struct tft_t
 }
 
 
-struct tft_metrics *_wrap_TrainReport_validation_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
-  tft_metrics *result = 0 ;
-  struct tft_metrics *_swig_go_result;
-  
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
-  
-  result = (tft_metrics *)& ((arg1)->validation);
-  *(tft_metrics **)&_swig_go_result = (tft_metrics *)result; 
-  return _swig_go_result;
-}
-
-
-double _wrap_TrainReport_train_seconds_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+double _wrap_TrainSummary_train_seconds_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   result = (double) ((arg1)->train_seconds);
   _swig_go_result = result; 
@@ -1474,12 +1464,12 @@ double _wrap_TrainReport_train_seconds_get_swig_75ec0f3876557688(struct tft_trai
 }
 
 
-double _wrap_TrainReport_samples_per_second_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+double _wrap_TrainSummary_samples_per_second_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   result = (double) ((arg1)->samples_per_second);
   _swig_go_result = result; 
@@ -1487,12 +1477,12 @@ double _wrap_TrainReport_samples_per_second_get_swig_75ec0f3876557688(struct tft
 }
 
 
-long long _wrap_TrainReport_peak_activation_bytes_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+long long _wrap_TrainSummary_peak_activation_bytes_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   result = (int64_t) ((arg1)->peak_activation_bytes);
   _swig_go_result = result; 
@@ -1500,49 +1490,36 @@ long long _wrap_TrainReport_peak_activation_bytes_get_swig_75ec0f3876557688(stru
 }
 
 
-struct tft_memory_report *_wrap_TrainReport_memory_get_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
-  tft_memory_report *result = 0 ;
-  struct tft_memory_report *_swig_go_result;
-  
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
-  
-  result = (tft_memory_report *)& ((arg1)->memory);
-  *(tft_memory_report **)&_swig_go_result = (tft_memory_report *)result; 
-  return _swig_go_result;
-}
-
-
-struct tft_train_report *_wrap_new_TrainReport_swig_75ec0f3876557688() {
-  struct tft_train_report *result = 0 ;
-  struct tft_train_report *_swig_go_result;
+struct tft_train_summary *_wrap_new_TrainSummary_swig_0a2483b69085985c() {
+  struct tft_train_summary *result = 0 ;
+  struct tft_train_summary *_swig_go_result;
   
   
   
   tftswig_status = TFT_OK;
-  result = (struct tft_train_report *)new_tft_train_report();
+  result = (struct tft_train_summary *)new_tft_train_summary();
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
-  *(struct tft_train_report **)&_swig_go_result = (struct tft_train_report *)result; 
+  *(struct tft_train_summary **)&_swig_go_result = (struct tft_train_summary *)result; 
   return _swig_go_result;
 }
 
 
-void _wrap_delete_TrainReport_swig_75ec0f3876557688(struct tft_train_report *_swig_go_0) {
-  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+void _wrap_delete_TrainSummary_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+  struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   
-  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg1 = *(struct tft_train_summary **)&_swig_go_0; 
   
   
   tftswig_status = TFT_OK;
-  delete_tft_train_report(arg1);
+  delete_tft_train_summary(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   
 }
 
 
-struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_75ec0f3876557688() {
+struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_0a2483b69085985c() {
   struct tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
   
@@ -1557,7 +1534,7 @@ struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_75ec0f3876557688()
 }
 
 
-void _wrap_delete_CheckpointConfig_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0) {
+void _wrap_delete_CheckpointConfig_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   
   arg1 = *(struct tft_checkpoint_config **)&_swig_go_0; 
@@ -1571,7 +1548,7 @@ void _wrap_delete_CheckpointConfig_swig_75ec0f3876557688(struct tft_checkpoint_c
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_Uniform_swig_75ec0f3876557688(long long _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateUniform_swig_0a2483b69085985c(long long _swig_go_0) {
   uint64_t arg1 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1580,7 +1557,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_Uniform_swig_75ec0f38765576
   
   
   tftswig_status = TFT_OK;
-  result = (tft_checkpoint_config *)tft_checkpoint_config_Uniform(arg1);
+  result = (tft_checkpoint_config *)tft_checkpoint_config_CreateUniform(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   *(tft_checkpoint_config **)&_swig_go_result = (tft_checkpoint_config *)result; 
@@ -1588,7 +1565,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_Uniform_swig_75ec0f38765576
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_Selective_swig_75ec0f3876557688(struct tftswig_index_list *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateSelective_swig_0a2483b69085985c(struct tftswig_index_list *_swig_go_0) {
   tftswig_index_list *arg1 = (tftswig_index_list *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1597,7 +1574,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_Selective_swig_75ec0f387655
   
   
   tftswig_status = TFT_OK;
-  result = (tft_checkpoint_config *)tft_checkpoint_config_Selective((struct tftswig_index_list const *)arg1);
+  result = (tft_checkpoint_config *)tft_checkpoint_config_CreateSelective((struct tftswig_index_list const *)arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   *(tft_checkpoint_config **)&_swig_go_result = (tft_checkpoint_config *)result; 
@@ -1605,7 +1582,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_Selective_swig_75ec0f387655
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_Dynamic_swig_75ec0f3876557688(long long _swig_go_0, double _swig_go_1) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateDynamic_swig_0a2483b69085985c(long long _swig_go_0, double _swig_go_1) {
   uint64_t arg1 ;
   double arg2 ;
   tft_checkpoint_config *result = 0 ;
@@ -1616,7 +1593,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_Dynamic_swig_75ec0f38765576
   
   
   tftswig_status = TFT_OK;
-  result = (tft_checkpoint_config *)tft_checkpoint_config_Dynamic(arg1,arg2);
+  result = (tft_checkpoint_config *)tft_checkpoint_config_CreateDynamic(arg1,arg2);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   *(tft_checkpoint_config **)&_swig_go_result = (tft_checkpoint_config *)result; 
@@ -1624,7 +1601,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_Dynamic_swig_75ec0f38765576
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_FromYaml_swig_75ec0f3876557688(_gostring_ _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromYaml_swig_0a2483b69085985c(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1637,7 +1614,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_FromYaml_swig_75ec0f3876557
   
   
   tftswig_status = TFT_OK;
-  result = (tft_checkpoint_config *)tft_checkpoint_config_FromYaml((char const *)arg1);
+  result = (tft_checkpoint_config *)tft_checkpoint_config_CreateFromYaml((char const *)arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   *(tft_checkpoint_config **)&_swig_go_result = (tft_checkpoint_config *)result; 
@@ -1646,7 +1623,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_FromYaml_swig_75ec0f3876557
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_FromJson_swig_75ec0f3876557688(_gostring_ _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromJson_swig_0a2483b69085985c(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1659,7 +1636,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_FromJson_swig_75ec0f3876557
   
   
   tftswig_status = TFT_OK;
-  result = (tft_checkpoint_config *)tft_checkpoint_config_FromJson((char const *)arg1);
+  result = (tft_checkpoint_config *)tft_checkpoint_config_CreateFromJson((char const *)arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   *(tft_checkpoint_config **)&_swig_go_result = (tft_checkpoint_config *)result; 
@@ -1668,7 +1645,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_FromJson_swig_75ec0f3876557
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1685,7 +1662,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_75ec0f3876557688
 }
 
 
-void _wrap_CheckpointConfig_SetCheckpointAttention_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
+void _wrap_CheckpointConfig_SetCheckpointAttention_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool arg2 ;
   
@@ -1701,7 +1678,7 @@ void _wrap_CheckpointConfig_SetCheckpointAttention_swig_75ec0f3876557688(struct 
 }
 
 
-void _wrap_CheckpointConfig_SetCheckpointFfn_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
+void _wrap_CheckpointConfig_SetCheckpointFfn_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool arg2 ;
   
@@ -1717,7 +1694,7 @@ void _wrap_CheckpointConfig_SetCheckpointFfn_swig_75ec0f3876557688(struct tft_ch
 }
 
 
-void _wrap_CheckpointConfig_SetMinInterval_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_CheckpointConfig_SetMinInterval_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   
@@ -1733,7 +1710,7 @@ void _wrap_CheckpointConfig_SetMinInterval_swig_75ec0f3876557688(struct tft_chec
 }
 
 
-intgo _wrap_CheckpointConfig_Strategy_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0) {
+intgo _wrap_CheckpointConfig_GetStrategy_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1742,7 +1719,7 @@ intgo _wrap_CheckpointConfig_Strategy_swig_75ec0f3876557688(struct tft_checkpoin
   
   
   tftswig_status = TFT_OK;
-  result = (int)tft_checkpoint_config_Strategy(arg1);
+  result = (int)tft_checkpoint_config_GetStrategy(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = result; 
@@ -1750,7 +1727,7 @@ intgo _wrap_CheckpointConfig_Strategy_swig_75ec0f3876557688(struct tft_checkpoin
 }
 
 
-bool _wrap_CheckpointConfig_CheckpointAttention_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0) {
+bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool result;
   bool _swig_go_result;
@@ -1759,7 +1736,7 @@ bool _wrap_CheckpointConfig_CheckpointAttention_swig_75ec0f3876557688(struct tft
   
   
   tftswig_status = TFT_OK;
-  result = (bool)tft_checkpoint_config_CheckpointAttention(arg1);
+  result = (bool)tft_checkpoint_config_GetCheckpointAttention(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = result; 
@@ -1767,7 +1744,7 @@ bool _wrap_CheckpointConfig_CheckpointAttention_swig_75ec0f3876557688(struct tft
 }
 
 
-bool _wrap_CheckpointConfig_CheckpointFfn_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0) {
+bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool result;
   bool _swig_go_result;
@@ -1776,7 +1753,7 @@ bool _wrap_CheckpointConfig_CheckpointFfn_swig_75ec0f3876557688(struct tft_check
   
   
   tftswig_status = TFT_OK;
-  result = (bool)tft_checkpoint_config_CheckpointFfn(arg1);
+  result = (bool)tft_checkpoint_config_GetCheckpointFfn(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = result; 
@@ -1784,7 +1761,7 @@ bool _wrap_CheckpointConfig_CheckpointFfn_swig_75ec0f3876557688(struct tft_check
 }
 
 
-long long _wrap_CheckpointConfig_MinInterval_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0) {
+long long _wrap_CheckpointConfig_GetMinInterval_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1793,7 +1770,7 @@ long long _wrap_CheckpointConfig_MinInterval_swig_75ec0f3876557688(struct tft_ch
   
   
   tftswig_status = TFT_OK;
-  result = (uint64_t)tft_checkpoint_config_MinInterval(arg1);
+  result = (uint64_t)tft_checkpoint_config_GetMinInterval(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = result; 
@@ -1801,7 +1778,7 @@ long long _wrap_CheckpointConfig_MinInterval_swig_75ec0f3876557688(struct tft_ch
 }
 
 
-bool _wrap_CheckpointConfig_ShouldCheckpoint_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   bool result;
@@ -1812,7 +1789,7 @@ bool _wrap_CheckpointConfig_ShouldCheckpoint_swig_75ec0f3876557688(struct tft_ch
   
   
   tftswig_status = TFT_OK;
-  result = (bool)tft_checkpoint_config_ShouldCheckpoint(arg1,arg2);
+  result = (bool)tft_checkpoint_config_GetShouldCheckpoint(arg1,arg2);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = result; 
@@ -1820,7 +1797,7 @@ bool _wrap_CheckpointConfig_ShouldCheckpoint_swig_75ec0f3876557688(struct tft_ch
 }
 
 
-double _wrap_CheckpointConfig_MemorySavings_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+double _wrap_CheckpointConfig_GetMemorySavings_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -1831,7 +1808,7 @@ double _wrap_CheckpointConfig_MemorySavings_swig_75ec0f3876557688(struct tft_che
   
   
   tftswig_status = TFT_OK;
-  result = (double)tft_checkpoint_config_MemorySavings(arg1,arg2);
+  result = (double)tft_checkpoint_config_GetMemorySavings(arg1,arg2);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = result; 
@@ -1839,7 +1816,7 @@ double _wrap_CheckpointConfig_MemorySavings_swig_75ec0f3876557688(struct tft_che
 }
 
 
-double _wrap_CheckpointConfig_ComputeOverhead_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+double _wrap_CheckpointConfig_GetComputeOverhead_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -1850,7 +1827,7 @@ double _wrap_CheckpointConfig_ComputeOverhead_swig_75ec0f3876557688(struct tft_c
   
   
   tftswig_status = TFT_OK;
-  result = (double)tft_checkpoint_config_ComputeOverhead(arg1,arg2);
+  result = (double)tft_checkpoint_config_GetComputeOverhead(arg1,arg2);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = result; 
@@ -1858,7 +1835,7 @@ double _wrap_CheckpointConfig_ComputeOverhead_swig_75ec0f3876557688(struct tft_c
 }
 
 
-void _wrap_CheckpointConfig_Validate_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0) {
+void _wrap_CheckpointConfig_Validate_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   
   arg1 = *(struct tft_checkpoint_config **)&_swig_go_0; 
@@ -1872,7 +1849,7 @@ void _wrap_CheckpointConfig_Validate_swig_75ec0f3876557688(struct tft_checkpoint
 }
 
 
-_gostring_ _wrap_CheckpointConfig_Summary_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_GetSummary_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1881,7 +1858,7 @@ _gostring_ _wrap_CheckpointConfig_Summary_swig_75ec0f3876557688(struct tft_check
   
   
   tftswig_status = TFT_OK;
-  result = (char *)tft_checkpoint_config_Summary(arg1);
+  result = (char *)tft_checkpoint_config_GetSummary(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
@@ -1890,7 +1867,7 @@ _gostring_ _wrap_CheckpointConfig_Summary_swig_75ec0f3876557688(struct tft_check
 }
 
 
-_gostring_ _wrap_CheckpointConfig_ToYaml_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_ToYaml_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1908,7 +1885,7 @@ _gostring_ _wrap_CheckpointConfig_ToYaml_swig_75ec0f3876557688(struct tft_checkp
 }
 
 
-_gostring_ _wrap_CheckpointConfig_ToJson_swig_75ec0f3876557688(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_ToJson_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1926,7 +1903,7 @@ _gostring_ _wrap_CheckpointConfig_ToJson_swig_75ec0f3876557688(struct tft_checkp
 }
 
 
-struct tft_config *_wrap_new_Config_swig_75ec0f3876557688(_gostring_ _swig_go_0) {
+struct tft_config *_wrap_new_Config_swig_0a2483b69085985c(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   struct tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -1948,7 +1925,7 @@ struct tft_config *_wrap_new_Config_swig_75ec0f3876557688(_gostring_ _swig_go_0)
 }
 
 
-void _wrap_delete_Config_swig_75ec0f3876557688(struct tft_config *_swig_go_0) {
+void _wrap_delete_Config_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   
   arg1 = *(struct tft_config **)&_swig_go_0; 
@@ -1962,7 +1939,7 @@ void _wrap_delete_Config_swig_75ec0f3876557688(struct tft_config *_swig_go_0) {
 }
 
 
-struct tft_config *_wrap_Config_LoadFile_swig_75ec0f3876557688(_gostring_ _swig_go_0) {
+struct tft_config *_wrap_Config_CreateFromFile_swig_0a2483b69085985c(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -1975,7 +1952,7 @@ struct tft_config *_wrap_Config_LoadFile_swig_75ec0f3876557688(_gostring_ _swig_
   
   
   tftswig_status = TFT_OK;
-  result = (tft_config *)tft_config_LoadFile((char const *)arg1);
+  result = (tft_config *)tft_config_CreateFromFile((char const *)arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   *(tft_config **)&_swig_go_result = (tft_config *)result; 
@@ -1984,7 +1961,7 @@ struct tft_config *_wrap_Config_LoadFile_swig_75ec0f3876557688(_gostring_ _swig_
 }
 
 
-struct tft_config *_wrap_Config_Clone_swig_75ec0f3876557688(struct tft_config *_swig_go_0) {
+struct tft_config *_wrap_Config_Clone_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -2001,7 +1978,7 @@ struct tft_config *_wrap_Config_Clone_swig_75ec0f3876557688(struct tft_config *_
 }
 
 
-_gostring_ _wrap_Config_Get_swig_75ec0f3876557688(struct tft_config *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_Config_GetValue_swig_0a2483b69085985c(struct tft_config *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *arg2 = (char *) 0 ;
   char *result = 0 ;
@@ -2016,7 +1993,7 @@ _gostring_ _wrap_Config_Get_swig_75ec0f3876557688(struct tft_config *_swig_go_0,
   
   
   tftswig_status = TFT_OK;
-  result = (char *)tft_config_Get(arg1,(char const *)arg2);
+  result = (char *)tft_config_GetValue(arg1,(char const *)arg2);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
@@ -2026,7 +2003,7 @@ _gostring_ _wrap_Config_Get_swig_75ec0f3876557688(struct tft_config *_swig_go_0,
 }
 
 
-void _wrap_Config_Set_swig_75ec0f3876557688(struct tft_config *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+void _wrap_Config_SetValue_swig_0a2483b69085985c(struct tft_config *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2045,7 +2022,7 @@ void _wrap_Config_Set_swig_75ec0f3876557688(struct tft_config *_swig_go_0, _gost
   
   
   tftswig_status = TFT_OK;
-  tft_config_Set(arg1,(char const *)arg2,(char const *)arg3);
+  tft_config_SetValue(arg1,(char const *)arg2,(char const *)arg3);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   
@@ -2054,7 +2031,7 @@ void _wrap_Config_Set_swig_75ec0f3876557688(struct tft_config *_swig_go_0, _gost
 }
 
 
-void _wrap_Config_SetCheckpoint_swig_75ec0f3876557688(struct tft_config *_swig_go_0, struct tft_checkpoint_config *_swig_go_1) {
+void _wrap_Config_SetCheckpoint_swig_0a2483b69085985c(struct tft_config *_swig_go_0, struct tft_checkpoint_config *_swig_go_1) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_checkpoint_config *arg2 = (tft_checkpoint_config *) 0 ;
   
@@ -2070,7 +2047,7 @@ void _wrap_Config_SetCheckpoint_swig_75ec0f3876557688(struct tft_config *_swig_g
 }
 
 
-struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_75ec0f3876557688(struct tft_config *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -2087,7 +2064,7 @@ struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_75ec0f3876557688(s
 }
 
 
-void _wrap_Config_Validate_swig_75ec0f3876557688(struct tft_config *_swig_go_0) {
+void _wrap_Config_Validate_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   
   arg1 = *(struct tft_config **)&_swig_go_0; 
@@ -2101,7 +2078,7 @@ void _wrap_Config_Validate_swig_75ec0f3876557688(struct tft_config *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_Config_ToYaml_swig_75ec0f3876557688(struct tft_config *_swig_go_0) {
+_gostring_ _wrap_Config_ToYaml_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2119,7 +2096,7 @@ _gostring_ _wrap_Config_ToYaml_swig_75ec0f3876557688(struct tft_config *_swig_go
 }
 
 
-struct tft_trainer *_wrap_new_Trainer_swig_75ec0f3876557688(struct tft_config *_swig_go_0) {
+struct tft_trainer *_wrap_new_Trainer_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
   tft_config *arg1 = (tft_config *) 0 ;
   struct tft_trainer *result = 0 ;
   struct tft_trainer *_swig_go_result;
@@ -2136,7 +2113,7 @@ struct tft_trainer *_wrap_new_Trainer_swig_75ec0f3876557688(struct tft_config *_
 }
 
 
-void _wrap_delete_Trainer_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0) {
+void _wrap_delete_Trainer_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2150,7 +2127,7 @@ void _wrap_delete_Trainer_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0) 
 }
 
 
-void _wrap_Trainer_ClearProgress_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0) {
+void _wrap_Trainer_ClearProgress_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2164,7 +2141,7 @@ void _wrap_Trainer_ClearProgress_swig_75ec0f3876557688(struct tft_trainer *_swig
 }
 
 
-void _wrap_Trainer_SetProgressHandle_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0, long long _swig_go_1) {
+void _wrap_Trainer_SetProgressHandle_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0, long long _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   uint64_t arg2 ;
   
@@ -2180,39 +2157,41 @@ void _wrap_Trainer_SetProgressHandle_swig_75ec0f3876557688(struct tft_trainer *_
 }
 
 
-void _wrap_Trainer_Train_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0, struct tft_train_report *_swig_go_1) {
+struct tft_train_report *_wrap_Trainer_Train_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
-  tft_train_report *arg2 = (tft_train_report *) 0 ;
+  tft_train_report *result = 0 ;
+  struct tft_train_report *_swig_go_result;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
-  arg2 = *(tft_train_report **)&_swig_go_1; 
   
   
   tftswig_status = TFT_OK;
-  tft_trainer_Train(arg1,arg2);
+  result = (tft_train_report *)tft_trainer_Train(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
-  
+  *(tft_train_report **)&_swig_go_result = (tft_train_report *)result; 
+  return _swig_go_result;
 }
 
 
-void _wrap_Trainer_Resume_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0, struct tft_train_report *_swig_go_1) {
+struct tft_train_report *_wrap_Trainer_Resume_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
-  tft_train_report *arg2 = (tft_train_report *) 0 ;
+  tft_train_report *result = 0 ;
+  struct tft_train_report *_swig_go_result;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
-  arg2 = *(tft_train_report **)&_swig_go_1; 
   
   
   tftswig_status = TFT_OK;
-  tft_trainer_Resume(arg1,arg2);
+  result = (tft_train_report *)tft_trainer_Resume(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
-  
+  *(tft_train_report **)&_swig_go_result = (tft_train_report *)result; 
+  return _swig_go_result;
 }
 
 
-void _wrap_Trainer_Cancel_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0) {
+void _wrap_Trainer_Cancel_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2226,7 +2205,7 @@ void _wrap_Trainer_Cancel_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0) 
 }
 
 
-void _wrap_Trainer_Evaluate_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0, struct tft_metrics *_swig_go_1) {
+void _wrap_Trainer_Evaluate_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0, struct tft_metrics *_swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_metrics *arg2 = (tft_metrics *) 0 ;
   
@@ -2242,7 +2221,7 @@ void _wrap_Trainer_Evaluate_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0
 }
 
 
-struct tft_predictions *_wrap_Trainer_Predict_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0) {
+struct tft_predictions *_wrap_Trainer_Predict_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_predictions *result = 0 ;
   struct tft_predictions *_swig_go_result;
@@ -2259,7 +2238,7 @@ struct tft_predictions *_wrap_Trainer_Predict_swig_75ec0f3876557688(struct tft_t
 }
 
 
-void _wrap_Trainer_PredictCsv_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Trainer_PredictCsv_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2280,7 +2259,7 @@ void _wrap_Trainer_PredictCsv_swig_75ec0f3876557688(struct tft_trainer *_swig_go
 }
 
 
-void _wrap_Trainer_Save_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Trainer_Save_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2301,7 +2280,7 @@ void _wrap_Trainer_Save_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0, _g
 }
 
 
-void _wrap_Trainer_MeasureMemory_swig_75ec0f3876557688(struct tft_trainer *_swig_go_0, struct tft_memory_report *_swig_go_1) {
+void _wrap_Trainer_MeasureMemory_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0, struct tft_memory_report *_swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_memory_report *arg2 = (tft_memory_report *) 0 ;
   
@@ -2317,7 +2296,7 @@ void _wrap_Trainer_MeasureMemory_swig_75ec0f3876557688(struct tft_trainer *_swig
 }
 
 
-void _wrap_delete_Predictions_swig_75ec0f3876557688(struct tft_predictions *_swig_go_0) {
+void _wrap_delete_Predictions_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   
   arg1 = *(struct tft_predictions **)&_swig_go_0; 
@@ -2331,7 +2310,7 @@ void _wrap_delete_Predictions_swig_75ec0f3876557688(struct tft_predictions *_swi
 }
 
 
-long long _wrap_Predictions_Forecasts_swig_75ec0f3876557688(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetForecastCount_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2340,7 +2319,7 @@ long long _wrap_Predictions_Forecasts_swig_75ec0f3876557688(struct tft_predictio
   
   
   tftswig_status = TFT_OK;
-  result = (uint64_t)tft_predictions_Forecasts(arg1);
+  result = (uint64_t)tft_predictions_GetForecastCount(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = result; 
@@ -2348,7 +2327,7 @@ long long _wrap_Predictions_Forecasts_swig_75ec0f3876557688(struct tft_predictio
 }
 
 
-long long _wrap_Predictions_Horizon_swig_75ec0f3876557688(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetHorizon_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2357,7 +2336,7 @@ long long _wrap_Predictions_Horizon_swig_75ec0f3876557688(struct tft_predictions
   
   
   tftswig_status = TFT_OK;
-  result = (uint64_t)tft_predictions_Horizon(arg1);
+  result = (uint64_t)tft_predictions_GetHorizon(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = result; 
@@ -2365,7 +2344,7 @@ long long _wrap_Predictions_Horizon_swig_75ec0f3876557688(struct tft_predictions
 }
 
 
-long long _wrap_Predictions_QuantileCount_swig_75ec0f3876557688(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetQuantileCount_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2374,7 +2353,7 @@ long long _wrap_Predictions_QuantileCount_swig_75ec0f3876557688(struct tft_predi
   
   
   tftswig_status = TFT_OK;
-  result = (uint64_t)tft_predictions_QuantileCount(arg1);
+  result = (uint64_t)tft_predictions_GetQuantileCount(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = result; 
@@ -2382,7 +2361,7 @@ long long _wrap_Predictions_QuantileCount_swig_75ec0f3876557688(struct tft_predi
 }
 
 
-double _wrap_Predictions_Quantile_swig_75ec0f3876557688(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
+double _wrap_Predictions_GetQuantile_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -2393,7 +2372,7 @@ double _wrap_Predictions_Quantile_swig_75ec0f3876557688(struct tft_predictions *
   
   
   tftswig_status = TFT_OK;
-  result = (double)tft_predictions_Quantile(arg1,arg2);
+  result = (double)tft_predictions_GetQuantile(arg1,arg2);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = result; 
@@ -2401,7 +2380,7 @@ double _wrap_Predictions_Quantile_swig_75ec0f3876557688(struct tft_predictions *
 }
 
 
-void _wrap_Predictions_Info_swig_75ec0f3876557688(struct tft_predictions *_swig_go_0, long long _swig_go_1, struct tft_forecast_info *_swig_go_2) {
+void _wrap_Predictions_GetForecastInfo_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0, long long _swig_go_1, struct tft_forecast_info *_swig_go_2) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   tft_forecast_info *arg3 = (tft_forecast_info *) 0 ;
@@ -2412,14 +2391,14 @@ void _wrap_Predictions_Info_swig_75ec0f3876557688(struct tft_predictions *_swig_
   
   
   tftswig_status = TFT_OK;
-  tft_predictions_Info(arg1,arg2,arg3);
+  tft_predictions_GetForecastInfo(arg1,arg2,arg3);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   
 }
 
 
-_gostring_ _wrap_Predictions_SeriesName_swig_75ec0f3876557688(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_Predictions_GetSeriesName_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -2430,7 +2409,7 @@ _gostring_ _wrap_Predictions_SeriesName_swig_75ec0f3876557688(struct tft_predict
   
   
   tftswig_status = TFT_OK;
-  result = (char *)tft_predictions_SeriesName(arg1,arg2);
+  result = (char *)tft_predictions_GetSeriesName(arg1,arg2);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   _swig_go_result = Swig_AllocateString((char*)result, result ? strlen((char*)result) : 0); 
@@ -2439,7 +2418,7 @@ _gostring_ _wrap_Predictions_SeriesName_swig_75ec0f3876557688(struct tft_predict
 }
 
 
-struct tftswig_float_array *_wrap_Predictions_Values_swig_75ec0f3876557688(struct tft_predictions *_swig_go_0) {
+struct tftswig_float_array *_wrap_Predictions_GetValues_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_float_array *result = 0 ;
   struct tftswig_float_array *_swig_go_result;
@@ -2448,7 +2427,7 @@ struct tftswig_float_array *_wrap_Predictions_Values_swig_75ec0f3876557688(struc
   
   
   tftswig_status = TFT_OK;
-  result = (tftswig_float_array *)tft_predictions_Values(arg1);
+  result = (tftswig_float_array *)tft_predictions_GetValues(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   *(tftswig_float_array **)&_swig_go_result = (tftswig_float_array *)result; 
@@ -2456,7 +2435,7 @@ struct tftswig_float_array *_wrap_Predictions_Values_swig_75ec0f3876557688(struc
 }
 
 
-struct tftswig_float_array *_wrap_Predictions_Actuals_swig_75ec0f3876557688(struct tft_predictions *_swig_go_0) {
+struct tftswig_float_array *_wrap_Predictions_GetActuals_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_float_array *result = 0 ;
   struct tftswig_float_array *_swig_go_result;
@@ -2465,7 +2444,7 @@ struct tftswig_float_array *_wrap_Predictions_Actuals_swig_75ec0f3876557688(stru
   
   
   tftswig_status = TFT_OK;
-  result = (tftswig_float_array *)tft_predictions_Actuals(arg1);
+  result = (tftswig_float_array *)tft_predictions_GetActuals(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   *(tftswig_float_array **)&_swig_go_result = (tftswig_float_array *)result; 
@@ -2473,7 +2452,7 @@ struct tftswig_float_array *_wrap_Predictions_Actuals_swig_75ec0f3876557688(stru
 }
 
 
-struct tftswig_int64_array *_wrap_Predictions_Times_swig_75ec0f3876557688(struct tft_predictions *_swig_go_0) {
+struct tftswig_int64_array *_wrap_Predictions_GetTimes_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_int64_array *result = 0 ;
   struct tftswig_int64_array *_swig_go_result;
@@ -2482,7 +2461,7 @@ struct tftswig_int64_array *_wrap_Predictions_Times_swig_75ec0f3876557688(struct
   
   
   tftswig_status = TFT_OK;
-  result = (tftswig_int64_array *)tft_predictions_Times(arg1);
+  result = (tftswig_int64_array *)tft_predictions_GetTimes(arg1);
   if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
   
   *(tftswig_int64_array **)&_swig_go_result = (tftswig_int64_array *)result; 
@@ -2490,7 +2469,7 @@ struct tftswig_int64_array *_wrap_Predictions_Times_swig_75ec0f3876557688(struct
 }
 
 
-void _wrap_Predictions_WriteCsv_swig_75ec0f3876557688(struct tft_predictions *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Predictions_WriteCsv_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2511,7 +2490,7 @@ void _wrap_Predictions_WriteCsv_swig_75ec0f3876557688(struct tft_predictions *_s
 }
 
 
-struct tft_model *_wrap_new_Model_swig_75ec0f3876557688(_gostring_ _swig_go_0) {
+struct tft_model *_wrap_new_Model_swig_0a2483b69085985c(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   struct tft_model *result = 0 ;
   struct tft_model *_swig_go_result;
@@ -2533,7 +2512,7 @@ struct tft_model *_wrap_new_Model_swig_75ec0f3876557688(_gostring_ _swig_go_0) {
 }
 
 
-void _wrap_delete_Model_swig_75ec0f3876557688(struct tft_model *_swig_go_0) {
+void _wrap_delete_Model_swig_0a2483b69085985c(struct tft_model *_swig_go_0) {
   struct tft_model *arg1 = (struct tft_model *) 0 ;
   
   arg1 = *(struct tft_model **)&_swig_go_0; 
@@ -2547,7 +2526,7 @@ void _wrap_delete_Model_swig_75ec0f3876557688(struct tft_model *_swig_go_0) {
 }
 
 
-struct tft_predictions *_wrap_Model_Predict_swig_75ec0f3876557688(struct tft_model *_swig_go_0, _gostring_ _swig_go_1) {
+struct tft_predictions *_wrap_Model_Predict_swig_0a2483b69085985c(struct tft_model *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_model *arg1 = (struct tft_model *) 0 ;
   char *arg2 = (char *) 0 ;
   tft_predictions *result = 0 ;
@@ -2571,7 +2550,69 @@ struct tft_predictions *_wrap_Model_Predict_swig_75ec0f3876557688(struct tft_mod
 }
 
 
-struct tftswig_index_list *_wrap_new_IndexList_swig_75ec0f3876557688() {
+void _wrap_delete_TrainReport_swig_0a2483b69085985c(struct tft_train_report *_swig_go_0) {
+  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  
+  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  
+  
+  tftswig_status = TFT_OK;
+  delete_tft_train_report(arg1);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  
+}
+
+
+void _wrap_TrainReport_GetSummary_swig_0a2483b69085985c(struct tft_train_report *_swig_go_0, struct tft_train_summary *_swig_go_1) {
+  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  tft_train_summary *arg2 = (tft_train_summary *) 0 ;
+  
+  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg2 = *(tft_train_summary **)&_swig_go_1; 
+  
+  
+  tftswig_status = TFT_OK;
+  tft_train_report_GetSummary(arg1,arg2);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  
+}
+
+
+void _wrap_TrainReport_GetValidation_swig_0a2483b69085985c(struct tft_train_report *_swig_go_0, struct tft_metrics *_swig_go_1) {
+  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  tft_metrics *arg2 = (tft_metrics *) 0 ;
+  
+  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg2 = *(tft_metrics **)&_swig_go_1; 
+  
+  
+  tftswig_status = TFT_OK;
+  tft_train_report_GetValidation(arg1,arg2);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  
+}
+
+
+void _wrap_TrainReport_GetMemory_swig_0a2483b69085985c(struct tft_train_report *_swig_go_0, struct tft_memory_report *_swig_go_1) {
+  struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
+  tft_memory_report *arg2 = (tft_memory_report *) 0 ;
+  
+  arg1 = *(struct tft_train_report **)&_swig_go_0; 
+  arg2 = *(tft_memory_report **)&_swig_go_1; 
+  
+  
+  tftswig_status = TFT_OK;
+  tft_train_report_GetMemory(arg1,arg2);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  
+}
+
+
+struct tftswig_index_list *_wrap_new_IndexList_swig_0a2483b69085985c() {
   struct tftswig_index_list *result = 0 ;
   struct tftswig_index_list *_swig_go_result;
   
@@ -2586,7 +2627,7 @@ struct tftswig_index_list *_wrap_new_IndexList_swig_75ec0f3876557688() {
 }
 
 
-void _wrap_delete_IndexList_swig_75ec0f3876557688(struct tftswig_index_list *_swig_go_0) {
+void _wrap_delete_IndexList_swig_0a2483b69085985c(struct tftswig_index_list *_swig_go_0) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   
   arg1 = *(struct tftswig_index_list **)&_swig_go_0; 
@@ -2600,7 +2641,7 @@ void _wrap_delete_IndexList_swig_75ec0f3876557688(struct tftswig_index_list *_sw
 }
 
 
-void _wrap_IndexList_Add_swig_75ec0f3876557688(struct tftswig_index_list *_swig_go_0, long long _swig_go_1) {
+void _wrap_IndexList_Add_swig_0a2483b69085985c(struct tftswig_index_list *_swig_go_0, long long _swig_go_1) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   uint64_t arg2 ;
   
@@ -2616,7 +2657,7 @@ void _wrap_IndexList_Add_swig_75ec0f3876557688(struct tftswig_index_list *_swig_
 }
 
 
-long long _wrap_IndexList_Count_swig_75ec0f3876557688(struct tftswig_index_list *_swig_go_0) {
+long long _wrap_IndexList_Count_swig_0a2483b69085985c(struct tftswig_index_list *_swig_go_0) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2633,7 +2674,7 @@ long long _wrap_IndexList_Count_swig_75ec0f3876557688(struct tftswig_index_list 
 }
 
 
-void _wrap_delete_FloatArray_swig_75ec0f3876557688(struct tftswig_float_array *_swig_go_0) {
+void _wrap_delete_FloatArray_swig_0a2483b69085985c(struct tftswig_float_array *_swig_go_0) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   
   arg1 = *(struct tftswig_float_array **)&_swig_go_0; 
@@ -2647,7 +2688,7 @@ void _wrap_delete_FloatArray_swig_75ec0f3876557688(struct tftswig_float_array *_
 }
 
 
-long long _wrap_FloatArray_Count_swig_75ec0f3876557688(struct tftswig_float_array *_swig_go_0) {
+long long _wrap_FloatArray_Count_swig_0a2483b69085985c(struct tftswig_float_array *_swig_go_0) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2664,7 +2705,7 @@ long long _wrap_FloatArray_Count_swig_75ec0f3876557688(struct tftswig_float_arra
 }
 
 
-float _wrap_FloatArray_Get_swig_75ec0f3876557688(struct tftswig_float_array *_swig_go_0, long long _swig_go_1) {
+float _wrap_FloatArray_Get_swig_0a2483b69085985c(struct tftswig_float_array *_swig_go_0, long long _swig_go_1) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   uint64_t arg2 ;
   float result;
@@ -2683,7 +2724,7 @@ float _wrap_FloatArray_Get_swig_75ec0f3876557688(struct tftswig_float_array *_sw
 }
 
 
-void _wrap_delete_Int64Array_swig_75ec0f3876557688(struct tftswig_int64_array *_swig_go_0) {
+void _wrap_delete_Int64Array_swig_0a2483b69085985c(struct tftswig_int64_array *_swig_go_0) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   
   arg1 = *(struct tftswig_int64_array **)&_swig_go_0; 
@@ -2697,7 +2738,7 @@ void _wrap_delete_Int64Array_swig_75ec0f3876557688(struct tftswig_int64_array *_
 }
 
 
-long long _wrap_Int64Array_Count_swig_75ec0f3876557688(struct tftswig_int64_array *_swig_go_0) {
+long long _wrap_Int64Array_Count_swig_0a2483b69085985c(struct tftswig_int64_array *_swig_go_0) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2714,7 +2755,7 @@ long long _wrap_Int64Array_Count_swig_75ec0f3876557688(struct tftswig_int64_arra
 }
 
 
-long long _wrap_Int64Array_Get_swig_75ec0f3876557688(struct tftswig_int64_array *_swig_go_0, long long _swig_go_1) {
+long long _wrap_Int64Array_Get_swig_0a2483b69085985c(struct tftswig_int64_array *_swig_go_0, long long _swig_go_1) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   uint64_t arg2 ;
   int64_t result;
@@ -2733,7 +2774,7 @@ long long _wrap_Int64Array_Get_swig_75ec0f3876557688(struct tftswig_int64_array 
 }
 
 
-_gostring_ _wrap_VersionString_swig_75ec0f3876557688() {
+_gostring_ _wrap_VersionString_swig_0a2483b69085985c() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2748,7 +2789,7 @@ _gostring_ _wrap_VersionString_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_VersionMajor_swig_75ec0f3876557688() {
+intgo _wrap_VersionMajor_swig_0a2483b69085985c() {
   int result;
   intgo _swig_go_result;
   
@@ -2763,7 +2804,7 @@ intgo _wrap_VersionMajor_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_VersionMinor_swig_75ec0f3876557688() {
+intgo _wrap_VersionMinor_swig_0a2483b69085985c() {
   int result;
   intgo _swig_go_result;
   
@@ -2778,7 +2819,7 @@ intgo _wrap_VersionMinor_swig_75ec0f3876557688() {
 }
 
 
-intgo _wrap_VersionPatch_swig_75ec0f3876557688() {
+intgo _wrap_VersionPatch_swig_0a2483b69085985c() {
   int result;
   intgo _swig_go_result;
   
@@ -2793,7 +2834,22 @@ intgo _wrap_VersionPatch_swig_75ec0f3876557688() {
 }
 
 
-_gostring_ _wrap_StatusName_swig_75ec0f3876557688(intgo _swig_go_0) {
+intgo _wrap_ApiVersion_swig_0a2483b69085985c() {
+  int result;
+  intgo _swig_go_result;
+  
+  
+  
+  tftswig_status = TFT_OK;
+  result = (int)tftswig_api_version();
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+_gostring_ _wrap_StatusName_swig_0a2483b69085985c(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2810,7 +2866,7 @@ _gostring_ _wrap_StatusName_swig_75ec0f3876557688(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_LastError_swig_75ec0f3876557688() {
+_gostring_ _wrap_LastError_swig_0a2483b69085985c() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   

@@ -1,15 +1,14 @@
-//! Raw declarations of the tftrain C API, written by hand from `capi/include/tftrain.h`
-//! (API version 1). Every function is `unsafe`; see the header for ownership, errors and
-//! threading. The safe wrapper is the `tftrain` crate.
+//! Raw declarations of the tftrain C API, written by hand from `capi/include/tftrain.h`.
+//! The version constants come from the build's generated `tftrain_version.h` (build.rs, which
+//! also fails the build when this crate's version is not the library's). Every function is
+//! `unsafe`; see the header for ownership, errors and threading. The safe wrapper is the
+//! `tftrain` crate.
 #![allow(non_camel_case_types)]
 
 use std::ffi::{c_char, c_int, c_void};
 use std::marker::{PhantomData, PhantomPinned};
 
-pub const TFTRAIN_VERSION_MAJOR: c_int = 0;
-pub const TFTRAIN_VERSION_MINOR: c_int = 1;
-pub const TFTRAIN_VERSION_PATCH: c_int = 0;
-pub const TFT_API_VERSION: c_int = 1;
+include!(concat!(env!("OUT_DIR"), "/version.rs"));
 
 /// `tft_status`: 0 or a negative error category (a C enum, passed as int).
 pub type tft_status = c_int;
@@ -49,6 +48,7 @@ opaque!(
     tft_config,
     tft_predictions,
     tft_trainer,
+    tft_train_report,
     tft_model
 );
 
@@ -105,7 +105,7 @@ pub struct tft_memory_report {
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
-pub struct tft_train_report {
+pub struct tft_train_summary {
     pub struct_size: usize,
     pub epochs_run: i64,
     pub best_epoch: i64,
@@ -115,36 +115,35 @@ pub struct tft_train_report {
     pub best_validation_loss: f64,
     pub final_validation_loss: f64,
     pub final_train_loss: f64,
-    pub validation: tft_metrics,
     pub train_seconds: f64,
     pub samples_per_second: f64,
     pub peak_activation_bytes: i64,
-    pub memory: tft_memory_report,
 }
 
 unsafe extern "C" {
     // Version and errors
     pub fn tft_version_string() -> *const c_char;
     pub fn tft_version(major: *mut c_int, minor: *mut c_int, patch: *mut c_int);
+    pub fn tft_api_version() -> c_int;
     pub fn tft_last_error() -> *const c_char;
     pub fn tft_status_name(status: tft_status) -> *const c_char;
 
     // Checkpoint configuration
-    pub fn tft_checkpoint_config_uniform(
+    pub fn tft_checkpoint_config_create_uniform(
         interval: usize,
         out: *mut *mut tft_checkpoint_config,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_selective(
+    pub fn tft_checkpoint_config_create_selective(
         layers: *const usize,
         count: usize,
         out: *mut *mut tft_checkpoint_config,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_dynamic(
+    pub fn tft_checkpoint_config_create_dynamic(
         num_layers: usize,
         memory_fraction: f64,
         out: *mut *mut tft_checkpoint_config,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_none(out: *mut *mut tft_checkpoint_config) -> tft_status;
+    pub fn tft_checkpoint_config_create_none(out: *mut *mut tft_checkpoint_config) -> tft_status;
     pub fn tft_checkpoint_config_clone(
         config: *const tft_checkpoint_config,
         out: *mut *mut tft_checkpoint_config,
@@ -162,39 +161,39 @@ unsafe extern "C" {
         config: *mut tft_checkpoint_config,
         interval: usize,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_strategy(
+    pub fn tft_checkpoint_config_get_strategy(
         config: *const tft_checkpoint_config,
         out: *mut tft_checkpoint_strategy,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_checkpoint_attention(
+    pub fn tft_checkpoint_config_get_checkpoint_attention(
         config: *const tft_checkpoint_config,
         out: *mut c_int,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_checkpoint_ffn(
+    pub fn tft_checkpoint_config_get_checkpoint_ffn(
         config: *const tft_checkpoint_config,
         out: *mut c_int,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_min_interval(
+    pub fn tft_checkpoint_config_get_min_interval(
         config: *const tft_checkpoint_config,
         out: *mut usize,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_should_checkpoint(
+    pub fn tft_checkpoint_config_get_should_checkpoint(
         config: *const tft_checkpoint_config,
         layer: usize,
         out: *mut c_int,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_memory_savings(
+    pub fn tft_checkpoint_config_get_memory_savings(
         config: *const tft_checkpoint_config,
         num_layers: usize,
         out: *mut f64,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_compute_overhead(
+    pub fn tft_checkpoint_config_get_compute_overhead(
         config: *const tft_checkpoint_config,
         num_layers: usize,
         out: *mut f64,
     ) -> tft_status;
     pub fn tft_checkpoint_config_validate(config: *const tft_checkpoint_config) -> tft_status;
-    pub fn tft_checkpoint_config_summary(
+    pub fn tft_checkpoint_config_get_summary(
         config: *const tft_checkpoint_config,
         buf: *mut c_char,
         len: usize,
@@ -212,28 +211,34 @@ unsafe extern "C" {
         len: usize,
         needed: *mut usize,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_from_yaml(
+    pub fn tft_checkpoint_config_create_from_yaml(
         yaml: *const c_char,
         out: *mut *mut tft_checkpoint_config,
     ) -> tft_status;
-    pub fn tft_checkpoint_config_from_json(
+    pub fn tft_checkpoint_config_create_from_json(
         json: *const c_char,
         out: *mut *mut tft_checkpoint_config,
     ) -> tft_status;
 
     // Training configuration
-    pub fn tft_config_load_file(path: *const c_char, out: *mut *mut tft_config) -> tft_status;
-    pub fn tft_config_load_string(yaml: *const c_char, out: *mut *mut tft_config) -> tft_status;
+    pub fn tft_config_create_from_file(
+        path: *const c_char,
+        out: *mut *mut tft_config,
+    ) -> tft_status;
+    pub fn tft_config_create_from_yaml(
+        yaml: *const c_char,
+        out: *mut *mut tft_config,
+    ) -> tft_status;
     pub fn tft_config_clone(config: *const tft_config, out: *mut *mut tft_config) -> tft_status;
     pub fn tft_config_free(config: *mut tft_config);
-    pub fn tft_config_get(
+    pub fn tft_config_get_value(
         config: *const tft_config,
         key: *const c_char,
         buf: *mut c_char,
         len: usize,
         needed: *mut usize,
     ) -> tft_status;
-    pub fn tft_config_set(
+    pub fn tft_config_set_value(
         config: *mut tft_config,
         key: *const c_char,
         value: *const c_char,
@@ -256,43 +261,47 @@ unsafe extern "C" {
 
     // Predictions
     pub fn tft_predictions_free(predictions: *mut tft_predictions);
-    pub fn tft_predictions_shape(
+    pub fn tft_predictions_get_shape(
         predictions: *const tft_predictions,
         forecasts: *mut usize,
         horizon: *mut usize,
         quantiles: *mut usize,
     ) -> tft_status;
-    pub fn tft_predictions_quantiles(
+    pub fn tft_predictions_get_quantiles(
         predictions: *const tft_predictions,
         levels: *mut f64,
         count: usize,
+        needed: *mut usize,
     ) -> tft_status;
-    pub fn tft_predictions_forecast_info(
+    pub fn tft_predictions_get_forecast_info(
         predictions: *const tft_predictions,
         index: usize,
         info: *mut tft_forecast_info,
     ) -> tft_status;
-    pub fn tft_predictions_series_name(
+    pub fn tft_predictions_get_series_name(
         predictions: *const tft_predictions,
         series: usize,
         buf: *mut c_char,
         len: usize,
         needed: *mut usize,
     ) -> tft_status;
-    pub fn tft_predictions_values(
+    pub fn tft_predictions_get_values(
         predictions: *const tft_predictions,
         values: *mut f32,
         count: usize,
+        needed: *mut usize,
     ) -> tft_status;
-    pub fn tft_predictions_actuals(
+    pub fn tft_predictions_get_actuals(
         predictions: *const tft_predictions,
         actuals: *mut f32,
         count: usize,
+        needed: *mut usize,
     ) -> tft_status;
-    pub fn tft_predictions_times(
+    pub fn tft_predictions_get_times(
         predictions: *const tft_predictions,
         times: *mut i64,
         count: usize,
+        needed: *mut usize,
     ) -> tft_status;
     pub fn tft_predictions_write_csv(
         predictions: *const tft_predictions,
@@ -309,11 +318,11 @@ unsafe extern "C" {
     ) -> tft_status;
     pub fn tft_trainer_train(
         trainer: *mut tft_trainer,
-        report: *mut tft_train_report,
+        report: *mut *mut tft_train_report,
     ) -> tft_status;
     pub fn tft_trainer_resume(
         trainer: *mut tft_trainer,
-        report: *mut tft_train_report,
+        report: *mut *mut tft_train_report,
     ) -> tft_status;
     pub fn tft_trainer_cancel(trainer: *mut tft_trainer) -> tft_status;
     pub fn tft_trainer_evaluate(trainer: *mut tft_trainer, out: *mut tft_metrics) -> tft_status;
@@ -323,13 +332,31 @@ unsafe extern "C" {
     ) -> tft_status;
     pub fn tft_trainer_predict_csv(trainer: *mut tft_trainer, path: *const c_char) -> tft_status;
     pub fn tft_trainer_save(trainer: *mut tft_trainer, directory: *const c_char) -> tft_status;
-    pub fn tft_trainer_memory_report(
+    pub fn tft_trainer_measure_memory(
         trainer: *mut tft_trainer,
         out: *mut tft_memory_report,
     ) -> tft_status;
 
+    // Train report
+    pub fn tft_train_report_free(report: *mut tft_train_report);
+    pub fn tft_train_report_get_summary(
+        report: *const tft_train_report,
+        out: *mut tft_train_summary,
+    ) -> tft_status;
+    pub fn tft_train_report_get_validation(
+        report: *const tft_train_report,
+        out: *mut tft_metrics,
+    ) -> tft_status;
+    pub fn tft_train_report_get_memory(
+        report: *const tft_train_report,
+        out: *mut tft_memory_report,
+    ) -> tft_status;
+
     // Saved model
-    pub fn tft_model_load(directory: *const c_char, out: *mut *mut tft_model) -> tft_status;
+    pub fn tft_model_create_from_directory(
+        directory: *const c_char,
+        out: *mut *mut tft_model,
+    ) -> tft_status;
     pub fn tft_model_free(model: *mut tft_model);
     pub fn tft_model_predict(
         model: *mut tft_model,
@@ -358,12 +385,28 @@ mod tests {
         assert_eq!(offset_of!(tft_progress, learning_rate), 80);
         assert_eq!(size_of::<tft_memory_report>(), 56);
         assert_eq!(offset_of!(tft_memory_report, num_units), 48);
-        assert_eq!(size_of::<tft_train_report>(), 200);
-        assert_eq!(offset_of!(tft_train_report, early_stopped), 32);
-        assert_eq!(offset_of!(tft_train_report, initial_validation_loss), 40);
-        assert_eq!(offset_of!(tft_train_report, validation), 72);
-        assert_eq!(offset_of!(tft_train_report, train_seconds), 120);
-        assert_eq!(offset_of!(tft_train_report, memory), 144);
+        assert_eq!(size_of::<tft_train_summary>(), 96);
+        assert_eq!(offset_of!(tft_train_summary, early_stopped), 32);
+        assert_eq!(offset_of!(tft_train_summary, initial_validation_loss), 40);
+        assert_eq!(offset_of!(tft_train_summary, train_seconds), 72);
+        assert_eq!(offset_of!(tft_train_summary, peak_activation_bytes), 88);
+    }
+
+    // The crate, the generated header and the library are one version (build.rs checks the
+    // first two; this, the library at run time).
+    #[test]
+    fn version_is_cargo_header_and_library_version() {
+        let cargo: Vec<c_int> = env!("CARGO_PKG_VERSION")
+            .split('.')
+            .map(|n| n.parse().unwrap())
+            .collect();
+        let (mut major, mut minor, mut patch) = (-1, -1, -1);
+        unsafe { tft_version(&mut major, &mut minor, &mut patch) };
+        assert_eq!(cargo, [major, minor, patch]);
+        let text = unsafe { CStr::from_ptr(tft_version_string()) };
+        assert_eq!(text.to_str().unwrap(), TFTRAIN_VERSION_STRING);
+        assert_eq!(unsafe { tft_api_version() }, TFT_API_VERSION);
+        assert_eq!(TFT_API_VERSION, major * 10000 + minor * 100 + patch);
     }
 
     #[test]
@@ -380,7 +423,7 @@ mod tests {
         );
         let mut cfg = std::ptr::null_mut();
         assert_eq!(
-            unsafe { tft_checkpoint_config_uniform(2, std::ptr::null_mut()) },
+            unsafe { tft_checkpoint_config_create_uniform(2, std::ptr::null_mut()) },
             TFT_ERROR_INVALID_ARGUMENT
         );
         let message = unsafe { CStr::from_ptr(tft_last_error()) }
@@ -388,12 +431,12 @@ mod tests {
             .into_owned();
         assert!(message.contains("'out' is NULL"), "{message}");
         assert_eq!(
-            unsafe { tft_checkpoint_config_uniform(2, &mut cfg) },
+            unsafe { tft_checkpoint_config_create_uniform(2, &mut cfg) },
             TFT_OK
         );
         let mut flag = -1;
         assert_eq!(
-            unsafe { tft_checkpoint_config_should_checkpoint(cfg, 4, &mut flag) },
+            unsafe { tft_checkpoint_config_get_should_checkpoint(cfg, 4, &mut flag) },
             TFT_OK
         );
         assert_eq!(flag, 1);

@@ -35,14 +35,17 @@ impl CheckpointConfig {
     /// Checkpoints nothing.
     pub fn none() -> Result<CheckpointConfig> {
         let mut out = ptr::null_mut();
-        made(unsafe { sys::tft_checkpoint_config_none(&mut out) }, out)
+        made(
+            unsafe { sys::tft_checkpoint_config_create_none(&mut out) },
+            out,
+        )
     }
 
     /// Checkpoints every `interval`-th unit (0 is accepted but fails `validate`).
     pub fn uniform(interval: usize) -> Result<CheckpointConfig> {
         let mut out = ptr::null_mut();
         made(
-            unsafe { sys::tft_checkpoint_config_uniform(interval, &mut out) },
+            unsafe { sys::tft_checkpoint_config_create_uniform(interval, &mut out) },
             out,
         )
     }
@@ -51,7 +54,7 @@ impl CheckpointConfig {
     pub fn selective(layers: &[usize]) -> Result<CheckpointConfig> {
         let mut out = ptr::null_mut();
         let code = unsafe {
-            sys::tft_checkpoint_config_selective(layers.as_ptr(), layers.len(), &mut out)
+            sys::tft_checkpoint_config_create_selective(layers.as_ptr(), layers.len(), &mut out)
         };
         made(code, out)
     }
@@ -61,7 +64,9 @@ impl CheckpointConfig {
     pub fn dynamic(num_layers: usize, memory_fraction: f64) -> Result<CheckpointConfig> {
         let mut out = ptr::null_mut();
         made(
-            unsafe { sys::tft_checkpoint_config_dynamic(num_layers, memory_fraction, &mut out) },
+            unsafe {
+                sys::tft_checkpoint_config_create_dynamic(num_layers, memory_fraction, &mut out)
+            },
             out,
         )
     }
@@ -71,7 +76,7 @@ impl CheckpointConfig {
         let text = cstring("yaml", yaml)?;
         let mut out = ptr::null_mut();
         made(
-            unsafe { sys::tft_checkpoint_config_from_yaml(text.as_ptr(), &mut out) },
+            unsafe { sys::tft_checkpoint_config_create_from_yaml(text.as_ptr(), &mut out) },
             out,
         )
     }
@@ -81,7 +86,7 @@ impl CheckpointConfig {
         let text = cstring("json", json)?;
         let mut out = ptr::null_mut();
         made(
-            unsafe { sys::tft_checkpoint_config_from_json(text.as_ptr(), &mut out) },
+            unsafe { sys::tft_checkpoint_config_create_from_json(text.as_ptr(), &mut out) },
             out,
         )
     }
@@ -128,7 +133,7 @@ impl CheckpointConfig {
 
     pub fn strategy(&self) -> Result<Strategy> {
         let mut out = sys::TFT_CHECKPOINT_NONE;
-        check(unsafe { sys::tft_checkpoint_config_strategy(self.raw.as_ptr(), &mut out) })?;
+        check(unsafe { sys::tft_checkpoint_config_get_strategy(self.raw.as_ptr(), &mut out) })?;
         Ok(match out {
             sys::TFT_CHECKPOINT_UNIFORM => Strategy::Uniform,
             sys::TFT_CHECKPOINT_SELECTIVE => Strategy::Selective,
@@ -140,28 +145,30 @@ impl CheckpointConfig {
     pub fn checkpoint_attention(&self) -> Result<bool> {
         let mut out = 0;
         check(unsafe {
-            sys::tft_checkpoint_config_checkpoint_attention(self.raw.as_ptr(), &mut out)
+            sys::tft_checkpoint_config_get_checkpoint_attention(self.raw.as_ptr(), &mut out)
         })?;
         Ok(out != 0)
     }
 
     pub fn checkpoint_ffn(&self) -> Result<bool> {
         let mut out = 0;
-        check(unsafe { sys::tft_checkpoint_config_checkpoint_ffn(self.raw.as_ptr(), &mut out) })?;
+        check(unsafe {
+            sys::tft_checkpoint_config_get_checkpoint_ffn(self.raw.as_ptr(), &mut out)
+        })?;
         Ok(out != 0)
     }
 
     pub fn min_interval(&self) -> Result<usize> {
         let mut out = 0;
-        check(unsafe { sys::tft_checkpoint_config_min_interval(self.raw.as_ptr(), &mut out) })?;
+        check(unsafe { sys::tft_checkpoint_config_get_min_interval(self.raw.as_ptr(), &mut out) })?;
         Ok(out)
     }
 
-    /// Whether unit `layer` is checkpointed (the seed's formula).
+    /// Whether unit `layer` is checkpointed (`tft_checkpoint_config_get_should_checkpoint`).
     pub fn should_checkpoint(&self, layer: usize) -> Result<bool> {
         let mut out = 0;
         check(unsafe {
-            sys::tft_checkpoint_config_should_checkpoint(self.raw.as_ptr(), layer, &mut out)
+            sys::tft_checkpoint_config_get_should_checkpoint(self.raw.as_ptr(), layer, &mut out)
         })?;
         Ok(out != 0)
     }
@@ -170,7 +177,7 @@ impl CheckpointConfig {
     pub fn memory_savings(&self, num_layers: usize) -> Result<f64> {
         let mut out = 0.0;
         check(unsafe {
-            sys::tft_checkpoint_config_memory_savings(self.raw.as_ptr(), num_layers, &mut out)
+            sys::tft_checkpoint_config_get_memory_savings(self.raw.as_ptr(), num_layers, &mut out)
         })?;
         Ok(out)
     }
@@ -179,7 +186,7 @@ impl CheckpointConfig {
     pub fn compute_overhead(&self, num_layers: usize) -> Result<f64> {
         let mut out = 0.0;
         check(unsafe {
-            sys::tft_checkpoint_config_compute_overhead(self.raw.as_ptr(), num_layers, &mut out)
+            sys::tft_checkpoint_config_get_compute_overhead(self.raw.as_ptr(), num_layers, &mut out)
         })?;
         Ok(out)
     }
@@ -193,7 +200,7 @@ impl CheckpointConfig {
     pub fn summary(&self) -> Result<String> {
         let raw = self.raw.as_ptr();
         read_string(|buf, len, needed| unsafe {
-            sys::tft_checkpoint_config_summary(raw, buf, len, needed)
+            sys::tft_checkpoint_config_get_summary(raw, buf, len, needed)
         })
     }
 

@@ -29,7 +29,7 @@ impl Config {
         let path = cpath(path.as_ref())?;
         let mut out = ptr::null_mut();
         made(
-            unsafe { sys::tft_config_load_file(path.as_ptr(), &mut out) },
+            unsafe { sys::tft_config_create_from_file(path.as_ptr(), &mut out) },
             out,
         )
     }
@@ -39,7 +39,7 @@ impl Config {
         let text = cstring("yaml", yaml)?;
         let mut out = ptr::null_mut();
         made(
-            unsafe { sys::tft_config_load_string(text.as_ptr(), &mut out) },
+            unsafe { sys::tft_config_create_from_yaml(text.as_ptr(), &mut out) },
             out,
         )
     }
@@ -64,7 +64,7 @@ impl Config {
         let key = cstring("key", key)?;
         let raw = self.raw.as_ptr();
         read_string(|buf, len, needed| unsafe {
-            sys::tft_config_get(raw, key.as_ptr(), buf, len, needed)
+            sys::tft_config_get_value(raw, key.as_ptr(), buf, len, needed)
         })
     }
 
@@ -73,7 +73,7 @@ impl Config {
     pub fn set(&mut self, key: &str, value: &str) -> Result<()> {
         let key = cstring("key", key)?;
         let value = cstring("value", value)?;
-        check(unsafe { sys::tft_config_set(self.raw.as_ptr(), key.as_ptr(), value.as_ptr()) })
+        check(unsafe { sys::tft_config_set_value(self.raw.as_ptr(), key.as_ptr(), value.as_ptr()) })
     }
 
     /// Replaces the checkpoint section with a copy of `checkpoint`.

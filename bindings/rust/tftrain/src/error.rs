@@ -169,3 +169,21 @@ pub(crate) fn read_string(
         return Ok(String::from_utf8_lossy(&buf).into_owned());
     }
 }
+
+/// Reads an (array, count, needed) array: a size query, then the copy.
+pub(crate) fn read_array<T: Copy + Default>(
+    mut f: impl FnMut(*mut T, usize, *mut usize) -> sys::tft_status,
+) -> Result<Vec<T>> {
+    let mut needed = 0usize;
+    check(f(std::ptr::null_mut(), 0, &mut needed))?;
+    loop {
+        let mut items = vec![T::default(); needed];
+        let count = items.len();
+        let code = f(items.as_mut_ptr(), count, &mut needed);
+        if code == sys::TFT_ERROR_BUFFER_TOO_SMALL && needed > count {
+            continue;
+        }
+        check(code)?;
+        return Ok(items);
+    }
+}

@@ -53,6 +53,12 @@ pub fn version() -> String {
         .into_owned()
 }
 
+/// The library's `tft_api_version()`: MAJOR * 10000 + MINOR * 100 + PATCH, to compare with
+/// the `sys::TFT_API_VERSION` this crate was built against.
+pub fn api_version() -> i32 {
+    unsafe { sys::tft_api_version() }
+}
+
 /// The library's version numbers.
 pub fn version_numbers() -> (i32, i32, i32) {
     let (mut major, mut minor, mut patch) = (0, 0, 0);

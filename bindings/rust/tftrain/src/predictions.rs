@@ -3,7 +3,7 @@ use std::ptr::{self, NonNull};
 
 use tftrain_sys as sys;
 
-use crate::error::{check, cpath, read_string, Error, Result, Status};
+use crate::error::{check, cpath, read_array, read_string, Error, Result, Status};
 
 /// One forecast's description (`tft_forecast_info`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,18 +39,18 @@ impl Predictions {
     /// (forecasts, horizon steps, quantiles per step).
     pub fn shape(&self) -> Result<(usize, usize, usize)> {
         let (mut f, mut h, mut q) = (0, 0, 0);
-        check(unsafe { sys::tft_predictions_shape(self.raw.as_ptr(), &mut f, &mut h, &mut q) })?;
+        check(unsafe {
+            sys::tft_predictions_get_shape(self.raw.as_ptr(), &mut f, &mut h, &mut q)
+        })?;
         Ok((f, h, q))
     }
 
     /// The quantile levels, e.g. [0.1, 0.5, 0.9].
     pub fn quantiles(&self) -> Result<Vec<f64>> {
-        let (_, _, q) = self.shape()?;
-        let mut levels = vec![0.0; q];
-        check(unsafe {
-            sys::tft_predictions_quantiles(self.raw.as_ptr(), levels.as_mut_ptr(), q)
-        })?;
-        Ok(levels)
+        let raw = self.raw.as_ptr();
+        read_array(|a, count, needed| unsafe {
+            sys::tft_predictions_get_quantiles(raw, a, count, needed)
+        })
     }
 
     pub fn info(&self, index: usize) -> Result<ForecastInfo> {
@@ -58,7 +58,7 @@ impl Predictions {
             struct_size: std::mem::size_of::<sys::tft_forecast_info>(),
             ..Default::default()
         };
-        check(unsafe { sys::tft_predictions_forecast_info(self.raw.as_ptr(), index, &mut i) })?;
+        check(unsafe { sys::tft_predictions_get_forecast_info(self.raw.as_ptr(), index, &mut i) })?;
         Ok(ForecastInfo {
             series: i.series,
             origin: i.origin,
@@ -70,32 +70,32 @@ impl Predictions {
     pub fn series_name(&self, series: usize) -> Result<String> {
         let raw = self.raw.as_ptr();
         read_string(|buf, len, needed| unsafe {
-            sys::tft_predictions_series_name(raw, series, buf, len, needed)
+            sys::tft_predictions_get_series_name(raw, series, buf, len, needed)
         })
     }
 
     /// [forecasts x horizon x quantiles], row-major.
     pub fn values(&self) -> Result<Vec<f32>> {
-        let (f, h, q) = self.shape()?;
-        let mut v = vec![0.0f32; f * h * q];
-        check(unsafe { sys::tft_predictions_values(self.raw.as_ptr(), v.as_mut_ptr(), v.len()) })?;
-        Ok(v)
+        let raw = self.raw.as_ptr();
+        read_array(|a, count, needed| unsafe {
+            sys::tft_predictions_get_values(raw, a, count, needed)
+        })
     }
 
     /// [forecasts x horizon] (NaN: unknown).
     pub fn actuals(&self) -> Result<Vec<f32>> {
-        let (f, h, _) = self.shape()?;
-        let mut v = vec![0.0f32; f * h];
-        check(unsafe { sys::tft_predictions_actuals(self.raw.as_ptr(), v.as_mut_ptr(), v.len()) })?;
-        Ok(v)
+        let raw = self.raw.as_ptr();
+        read_array(|a, count, needed| unsafe {
+            sys::tft_predictions_get_actuals(raw, a, count, needed)
+        })
     }
 
     /// [forecasts x horizon], the forecast steps' times.
     pub fn times(&self) -> Result<Vec<i64>> {
-        let (f, h, _) = self.shape()?;
-        let mut v = vec![0i64; f * h];
-        check(unsafe { sys::tft_predictions_times(self.raw.as_ptr(), v.as_mut_ptr(), v.len()) })?;
-        Ok(v)
+        let raw = self.raw.as_ptr();
+        read_array(|a, count, needed| unsafe {
+            sys::tft_predictions_get_times(raw, a, count, needed)
+        })
     }
 
     /// forecast.csv's layout.
@@ -125,7 +125,7 @@ impl Model {
     pub fn load(directory: impl AsRef<Path>) -> Result<Model> {
         let directory = cpath(directory.as_ref())?;
         let mut out = ptr::null_mut();
-        check(unsafe { sys::tft_model_load(directory.as_ptr(), &mut out) })?;
+        check(unsafe { sys::tft_model_create_from_directory(directory.as_ptr(), &mut out) })?;
         NonNull::new(out)
             .map(|raw| Model { raw })
             .ok_or_else(|| Error::new(Status::Internal, "the library returned no model"))

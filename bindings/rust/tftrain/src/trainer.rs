@@ -85,7 +85,8 @@ impl From<&sys::tft_memory_report> for MemoryReport {
     }
 }
 
-/// How a training run ended (`tft_train_report`).
+/// How a training run ended: `tft_train_report`'s summary (`tft_train_summary`), validation
+/// metrics and memory report, read through `tft_train_report_get_*`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TrainReport {
     pub epochs_run: i64,
@@ -101,6 +102,42 @@ pub struct TrainReport {
     pub samples_per_second: f64,
     pub peak_activation_bytes: i64,
     pub memory: MemoryReport,
+}
+
+impl TrainReport {
+    fn read(report: NonNull<sys::tft_train_report>) -> Result<TrainReport> {
+        let r = report.as_ptr();
+        let mut s = sys::tft_train_summary {
+            struct_size: std::mem::size_of::<sys::tft_train_summary>(),
+            ..Default::default()
+        };
+        let mut v = sys::tft_metrics {
+            struct_size: std::mem::size_of::<sys::tft_metrics>(),
+            ..Default::default()
+        };
+        let mut m = sys::tft_memory_report {
+            struct_size: std::mem::size_of::<sys::tft_memory_report>(),
+            ..Default::default()
+        };
+        check(unsafe { sys::tft_train_report_get_summary(r, &mut s) })?;
+        check(unsafe { sys::tft_train_report_get_validation(r, &mut v) })?;
+        check(unsafe { sys::tft_train_report_get_memory(r, &mut m) })?;
+        Ok(TrainReport {
+            epochs_run: s.epochs_run,
+            best_epoch: s.best_epoch,
+            resumed_from_epoch: s.resumed_from_epoch,
+            early_stopped: s.early_stopped != 0,
+            initial_validation_loss: s.initial_validation_loss,
+            best_validation_loss: s.best_validation_loss,
+            final_validation_loss: s.final_validation_loss,
+            final_train_loss: s.final_train_loss,
+            validation: Metrics::from(&v),
+            train_seconds: s.train_seconds,
+            samples_per_second: s.samples_per_second,
+            peak_activation_bytes: s.peak_activation_bytes,
+            memory: MemoryReport::from(&m),
+        })
+    }
 }
 
 /// The native trainer, shared with `Canceller`s (weakly) so that a cancel in flight keeps it
@@ -271,10 +308,7 @@ impl Trainer {
         if let Some(state) = unsafe { self.callback.as_mut() } {
             state.panic = None;
         }
-        let mut r = sys::tft_train_report {
-            struct_size: std::mem::size_of::<sys::tft_train_report>(),
-            ..Default::default()
-        };
+        let mut r: *mut sys::tft_train_report = ptr::null_mut();
         let code = unsafe {
             if resume {
                 sys::tft_trainer_resume(self.raw(), &mut r)
@@ -297,21 +331,11 @@ impl Trainer {
             }
             return Err(e);
         }
-        Ok(TrainReport {
-            epochs_run: r.epochs_run,
-            best_epoch: r.best_epoch,
-            resumed_from_epoch: r.resumed_from_epoch,
-            early_stopped: r.early_stopped != 0,
-            initial_validation_loss: r.initial_validation_loss,
-            best_validation_loss: r.best_validation_loss,
-            final_validation_loss: r.final_validation_loss,
-            final_train_loss: r.final_train_loss,
-            validation: Metrics::from(&r.validation),
-            train_seconds: r.train_seconds,
-            samples_per_second: r.samples_per_second,
-            peak_activation_bytes: r.peak_activation_bytes,
-            memory: MemoryReport::from(&r.memory),
-        })
+        let report = NonNull::new(r)
+            .ok_or_else(|| Error::new(Status::Internal, "the library returned no report"))?;
+        let result = TrainReport::read(report);
+        unsafe { sys::tft_train_report_free(report.as_ptr()) };
+        result
     }
 
     /// Trains from the initial weights, keeps the best epoch's weights and writes the run's
@@ -345,13 +369,14 @@ impl Trainer {
         Ok(Metrics::from(&m))
     }
 
-    /// One training step's activation peak, with checkpointing as configured and without.
-    pub fn memory_report(&mut self) -> Result<MemoryReport> {
+    /// One training step's activation peak, with checkpointing as configured and without
+    /// (`tft_trainer_measure_memory`).
+    pub fn measure_memory(&mut self) -> Result<MemoryReport> {
         let mut m = sys::tft_memory_report {
             struct_size: std::mem::size_of::<sys::tft_memory_report>(),
             ..Default::default()
         };
-        check(unsafe { sys::tft_trainer_memory_report(self.raw(), &mut m) })?;
+        check(unsafe { sys::tft_trainer_measure_memory(self.raw(), &mut m) })?;
         Ok(MemoryReport::from(&m))
     }
 
