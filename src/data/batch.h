@@ -1,4 +1,4 @@
-// Gathering windows into the tensors the model takes (TFTBatch, model/tft_model.h), plus the
+// Gathering windows into the tensors the model takes (TFTBatch, model/tft_batch.h), plus the
 // targets and what is needed to write forecasts back: the series of each sample and the time
 // values of its decoder steps. The one LibTorch file of src/data.
 #pragma once
@@ -8,7 +8,7 @@
 #include <torch/types.h>
 
 #include "data/time_series_dataset.h"
-#include "model/tft_model.h"
+#include "model/tft_batch.h"
 
 namespace tft {
 
