@@ -1,4 +1,4 @@
-#include "train/future_window.h"
+#include "data/future_window.h"
 
 #include <algorithm>
 #include <limits>
