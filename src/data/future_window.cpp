@@ -7,6 +7,7 @@
 #include <string>
 
 #include "common/error.h"
+#include "data/derived_features.h"
 #include "data/iso8601.h"
 
 namespace tft {
@@ -37,31 +38,6 @@ std::optional<DateTimeFields> fields_of(const TimeSeriesDataset& dataset, std::i
   return parsed->fields;
 }
 
-// The value of a calendar feature, or nothing when `name` is not one.
-std::optional<int> calendar_value(const std::string& name, const DateTimeFields& f) {
-  if (name == "day_of_week") return day_of_week(f.year, f.month, f.day);
-  if (name == "month") return f.month;
-  if (name == "day_of_month") return f.day;
-  if (name == "hour") return f.hour;
-  return std::nullopt;
-}
-
-bool is_calendar_name(const std::string& name) {
-  return name == "day_of_week" || name == "month" || name == "day_of_month" || name == "hour";
-}
-
-// How one known input of the decoder is produced for future steps.
-struct KnownReal {
-  const std::vector<float>* column = nullptr;  // null: relative_time_idx (not stored)
-  bool calendar = false;                       // recompute from the future time
-  ScalerStats stats;
-};
-struct KnownCategorical {
-  const std::vector<std::int32_t>* column = nullptr;
-  const CategoricalEncoder* encoder = nullptr;
-  bool calendar = false;
-};
-
 const std::vector<float>* stored_real(const TimeSeriesDataset& dataset, const std::string& name) {
   try {
     return &dataset.real_column(name);
@@ -73,6 +49,179 @@ const std::vector<float>* stored_real(const TimeSeriesDataset& dataset, const st
 
 // Rows of the series checked against the calendar.
 constexpr std::int64_t kCalendarCheckRows = 32;
+
+float scaled(float value, const ScalerStats& stats) {
+  return static_cast<float>((static_cast<double>(value) - stats.mean) / stats.scale);
+}
+
+// Writes the inputs of one future sample (of series `s`) into `out`, a sample of the batch.
+class FutureSampleWriter {
+ public:
+  FutureSampleWriter(const TimeSeriesDataset& dataset, std::uint32_t s, const SampleBuffers& out)
+      : dataset_(dataset),
+        schema_(dataset.schema()),
+        scaler_(dataset.transforms().scaler),
+        info_(dataset.series()[s]),
+        series_(s),
+        out_(out),
+        enc_(dataset.encoder_length()),
+        dec_(dataset.prediction_length()),
+        inv_enc_(1.0 / static_cast<double>(enc_)),
+        widths_(dataset.widths()),
+        scaler_row_(scaler_.find_group(info_.group_values).value_or(0)),
+        last_row_(info_.offset + info_.length - 1) {}
+
+  void write() {
+    write_static_inputs();
+    write_encoder_reals();
+    write_encoder_categoricals();
+    write_future_times();
+    write_known_reals();
+    write_known_categoricals();
+  }
+
+ private:
+  ScalerStats stats_of(const std::string& name) const {
+    return scaler_.stats(scaler_row_, scaler_.column_index(name).value_or(0));
+  }
+
+  // Static inputs: as in any window of the series. fill_sample also writes the inputs of the
+  // series' first window, which the steps below overwrite; targets stay NaN.
+  void write_static_inputs() {
+    SampleBuffers first = out_;
+    first.targets = nullptr;
+    first.decoder_times = nullptr;
+    dataset_.fill_sample(Window{series_, 0}, first);
+  }
+
+  // Encoder: the last encoder_length rows, as fill_sample scales them.
+  void write_encoder_reals() {
+    const std::int64_t base = info_.offset + info_.length - enc_;
+    const ScalerStats target = dataset_.target_normalization(series_, info_.length - enc_);
+    *out_.target_center = target.mean;
+    *out_.target_scale = target.scale;
+    const std::vector<std::string> names = schema_.historical_reals();
+    for (std::size_t j = 0; j < names.size(); ++j) {
+      const std::vector<float>* column = stored_real(dataset_, names[j]);
+      const bool is_target = names[j] == schema_.target;
+      const ScalerStats st = column && !is_target ? stats_of(names[j]) : ScalerStats{};
+      for (std::int64_t t = 0; t < enc_; ++t) {
+        float value;
+        if (!column) {
+          value = static_cast<float>((static_cast<double>(t) - static_cast<double>(enc_)) *
+                                     inv_enc_);
+        } else if (is_target) {
+          value = static_cast<float>(
+              dataset_.normalize_target((*column)[static_cast<std::size_t>(base + t)], target));
+        } else {
+          value = scaled((*column)[static_cast<std::size_t>(base + t)], st);
+        }
+        out_.encoder_reals[t * widths_.encoder_reals + static_cast<std::int64_t>(j)] = value;
+      }
+    }
+  }
+
+  void write_encoder_categoricals() {
+    const std::int64_t base = info_.offset + info_.length - enc_;
+    const std::vector<CategoricalVariable> variables = schema_.historical_categoricals();
+    for (std::size_t j = 0; j < variables.size(); ++j) {
+      const std::vector<std::int32_t>& column = dataset_.categorical_column(variables[j].name);
+      for (std::int64_t t = 0; t < enc_; ++t) {
+        out_.encoder_categoricals[t * widths_.encoder_categoricals +
+                                  static_cast<std::int64_t>(j)] =
+            column[static_cast<std::size_t>(base + t)];
+      }
+    }
+  }
+
+  void write_future_times() {
+    const std::vector<std::int64_t> future = future_times(dataset_, series_);
+    for (std::int64_t t : future) future_fields_.push_back(fields_of(dataset_, t));
+    std::copy(future.begin(), future.end(), out_.decoder_times);
+  }
+
+  // Whether the stored column `name` is a calendar feature that agrees with the calendar on
+  // the series' last rows (`stored_equals(row, value)`), and every future time has fields.
+  template <typename StoredEquals>
+  bool agrees_with_calendar(const std::string& name, StoredEquals&& stored_equals) const {
+    const DerivedFeature feature = derived_feature(name);
+    if (!is_calendar_feature(feature)) return false;
+    const std::int64_t check_from = std::max(info_.offset, last_row_ + 1 - kCalendarCheckRows);
+    for (std::int64_t row = check_from; row <= last_row_; ++row) {
+      const auto f = fields_of(dataset_, dataset_.times()[static_cast<std::size_t>(row)]);
+      if (!f || !stored_equals(row, calendar_value(feature, *f))) return false;
+    }
+    for (const auto& f : future_fields_) {
+      if (!f) return false;
+    }
+    return true;
+  }
+
+  int future_calendar_value(const std::string& name, std::int64_t t) const {
+    return calendar_value(derived_feature(name), *future_fields_[static_cast<std::size_t>(t)]);
+  }
+
+  // Known reals: relative_time_idx as in every window, calendar features recomputed, the
+  // others' last value carried forward.
+  void write_known_reals() {
+    for (std::size_t j = 0; j < schema_.known_reals.size(); ++j) {
+      const std::string& name = schema_.known_reals[j];
+      const std::vector<float>* column = stored_real(dataset_, name);
+      ScalerStats stats;
+      bool calendar = false;
+      if (column) {
+        stats = stats_of(name);
+        calendar = agrees_with_calendar(name, [&](std::int64_t row, int value) {
+          return (*column)[static_cast<std::size_t>(row)] == static_cast<float>(value);
+        });
+      }
+      for (std::int64_t t = 0; t < dec_; ++t) {
+        float value;
+        if (!column) {
+          value = static_cast<float>(static_cast<double>(t) * inv_enc_);
+        } else if (calendar) {
+          value = scaled(static_cast<float>(future_calendar_value(name, t)), stats);
+        } else {
+          value = scaled((*column)[static_cast<std::size_t>(last_row_)], stats);
+        }
+        out_.decoder_reals[t * widths_.decoder_reals + static_cast<std::int64_t>(j)] = value;
+      }
+    }
+  }
+
+  void write_known_categoricals() {
+    for (std::size_t j = 0; j < schema_.known_categoricals.size(); ++j) {
+      const std::string& name = schema_.known_categoricals[j].name;
+      const std::vector<std::int32_t>& column = dataset_.categorical_column(name);
+      const CategoricalEncoder& encoder = dataset_.transforms().encoders.at(name);
+      const bool calendar = agrees_with_calendar(name, [&](std::int64_t row, int value) {
+        const std::int32_t code = column[static_cast<std::size_t>(row)];
+        return code > 0 && encoder.decode(code) == std::to_string(value);
+      });
+      for (std::int64_t t = 0; t < dec_; ++t) {
+        const std::int64_t code =
+            calendar ? encoder.encode(std::to_string(future_calendar_value(name, t)))
+                     : column[static_cast<std::size_t>(last_row_)];
+        out_.decoder_categoricals[t * widths_.decoder_categoricals +
+                                  static_cast<std::int64_t>(j)] = code;
+      }
+    }
+  }
+
+  const TimeSeriesDataset& dataset_;
+  const InputSchema& schema_;
+  const StandardScaler& scaler_;
+  const SeriesInfo& info_;
+  const std::uint32_t series_;
+  const SampleBuffers out_;
+  const std::int64_t enc_;
+  const std::int64_t dec_;
+  const double inv_enc_;
+  const BatchWidths widths_;
+  const std::size_t scaler_row_;
+  const std::int64_t last_row_;
+  std::vector<std::optional<DateTimeFields>> future_fields_;
+};
 
 }  // namespace
 
@@ -116,162 +265,16 @@ std::vector<std::int64_t> future_times(const TimeSeriesDataset& dataset, std::si
 
 TrainingBatch gather_future_batch(const TimeSeriesDataset& dataset,
                                   const std::vector<std::uint32_t>& series) {
-  const InputSchema& schema = dataset.schema();
-  const DataTransforms& transforms = dataset.transforms();
-  const StandardScaler& scaler = transforms.scaler;
-  const std::int64_t enc = dataset.encoder_length();
-  const std::int64_t dec = dataset.prediction_length();
-  const BatchWidths w = dataset.widths();
   const auto b = static_cast<std::int64_t>(series.size());
-  const double inv_enc = 1.0 / static_cast<double>(enc);
-
   TrainingBatch batch = empty_batch(dataset, b);
-  TFTBatch& in = batch.inputs;
   batch.targets.fill_(std::numeric_limits<float>::quiet_NaN());  // the future is unknown
-
-  const std::vector<std::string> historical_reals = schema.historical_reals();
-  const std::vector<CategoricalVariable> historical_cats = schema.historical_categoricals();
-  std::vector<const std::vector<float>*> encoder_real_columns;
-  for (const std::string& name : historical_reals) {
-    encoder_real_columns.push_back(stored_real(dataset, name));
-  }
-  std::vector<const std::vector<std::int32_t>*> encoder_cat_columns;
-  for (const CategoricalVariable& v : historical_cats) {
-    encoder_cat_columns.push_back(&dataset.categorical_column(v.name));
-  }
-
-  // Per-sample scratch for fill_sample (used for the static inputs only).
-  std::vector<float> s_reals(static_cast<std::size_t>(w.static_reals));
-  std::vector<std::int64_t> s_cats(static_cast<std::size_t>(w.static_categoricals));
-  std::vector<float> e_reals(static_cast<std::size_t>(enc * w.encoder_reals));
-  std::vector<std::int64_t> e_cats(static_cast<std::size_t>(enc * w.encoder_categoricals));
-  std::vector<float> d_reals(static_cast<std::size_t>(dec * w.decoder_reals));
-  std::vector<std::int64_t> d_cats(static_cast<std::size_t>(dec * w.decoder_categoricals));
-  std::vector<float> targets(static_cast<std::size_t>(dec));
-  std::vector<std::int64_t> times(static_cast<std::size_t>(dec));
-
-  float* out_sr = in.static_reals.data_ptr<float>();
-  std::int64_t* out_sc = in.static_categoricals.data_ptr<std::int64_t>();
-  float* out_er = in.encoder_reals.data_ptr<float>();
-  std::int64_t* out_ec = in.encoder_categoricals.data_ptr<std::int64_t>();
-  float* out_dr = in.decoder_reals.data_ptr<float>();
-  std::int64_t* out_dc = in.decoder_categoricals.data_ptr<std::int64_t>();
   std::int64_t* out_series = batch.series.data_ptr<std::int64_t>();
-  std::int64_t* out_times = batch.decoder_times.data_ptr<std::int64_t>();
-  double* out_center = batch.target_center.data_ptr<double>();
-  double* out_scale = batch.target_scale.data_ptr<double>();
-
   for (std::int64_t i = 0; i < b; ++i) {
     const std::uint32_t s = series[static_cast<std::size_t>(i)];
     if (s >= dataset.series().size()) {
       throw DataError("future window: series " + std::to_string(s) + " is out of range");
     }
-    const SeriesInfo& info = dataset.series()[s];
-    const std::size_t scaler_row = scaler.find_group(info.group_values).value_or(0);
-    auto stats_of = [&](const std::string& name) {
-      return scaler.stats(scaler_row, scaler.column_index(name).value_or(0));
-    };
-    auto scaled = [](float value, const ScalerStats& st) {
-      return static_cast<float>((static_cast<double>(value) - st.mean) / st.scale);
-    };
-
-    // Static inputs: as in any window of the series.
-    SampleBuffers buffers{s_reals.data(), s_cats.data(),  e_reals.data(), e_cats.data(),
-                          d_reals.data(), d_cats.data(), targets.data(),  times.data()};
-    dataset.fill_sample(Window{s, 0}, buffers);
-    std::copy(s_reals.begin(), s_reals.end(), out_sr + i * w.static_reals);
-    std::copy(s_cats.begin(), s_cats.end(), out_sc + i * w.static_categoricals);
-
-    const std::int64_t last_row = info.offset + info.length - 1;
-    const std::int64_t base = info.offset + info.length - enc;
-
-    // Encoder: the last encoder_length rows, as fill_sample scales them.
-    const ScalerStats target = dataset.target_normalization(s, info.length - enc);
-    out_center[i] = target.mean;
-    out_scale[i] = target.scale;
-    for (std::size_t j = 0; j < historical_reals.size(); ++j) {
-      const std::vector<float>* column = encoder_real_columns[j];
-      const bool is_target = historical_reals[j] == schema.target;
-      const ScalerStats st = column && !is_target ? stats_of(historical_reals[j]) : ScalerStats{};
-      for (std::int64_t t = 0; t < enc; ++t) {
-        float value;
-        if (!column) {
-          value = static_cast<float>((static_cast<double>(t) - static_cast<double>(enc)) * inv_enc);
-        } else if (is_target) {
-          value = static_cast<float>(
-              dataset.normalize_target((*column)[static_cast<std::size_t>(base + t)], target));
-        } else {
-          value = scaled((*column)[static_cast<std::size_t>(base + t)], st);
-        }
-        out_er[(i * enc + t) * w.encoder_reals + static_cast<std::int64_t>(j)] = value;
-      }
-    }
-    for (std::size_t j = 0; j < historical_cats.size(); ++j) {
-      for (std::int64_t t = 0; t < enc; ++t) {
-        out_ec[(i * enc + t) * w.encoder_categoricals + static_cast<std::int64_t>(j)] =
-            (*encoder_cat_columns[j])[static_cast<std::size_t>(base + t)];
-      }
-    }
-
-    // Decoder: future times and known inputs.
-    const std::vector<std::int64_t> future = future_times(dataset, s);
-    std::vector<std::optional<DateTimeFields>> future_fields;
-    for (std::int64_t t : future) future_fields.push_back(fields_of(dataset, t));
-    std::copy(future.begin(), future.end(), out_times + i * dec);
-    const std::int64_t check_from = std::max(info.offset, last_row + 1 - kCalendarCheckRows);
-    auto agrees_with_calendar = [&](const std::string& name, auto&& stored_equals) {
-      if (!is_calendar_name(name)) return false;
-      for (std::int64_t row = check_from; row <= last_row; ++row) {
-        const auto f = fields_of(dataset, dataset.times()[static_cast<std::size_t>(row)]);
-        if (!f || !stored_equals(row, *calendar_value(name, *f))) return false;
-      }
-      for (const auto& f : future_fields) {
-        if (!f) return false;
-      }
-      return true;
-    };
-
-    for (std::size_t j = 0; j < schema.known_reals.size(); ++j) {
-      const std::string& name = schema.known_reals[j];
-      KnownReal k;
-      k.column = stored_real(dataset, name);
-      if (k.column) {
-        k.stats = stats_of(name);
-        k.calendar = agrees_with_calendar(name, [&](std::int64_t row, int value) {
-          return (*k.column)[static_cast<std::size_t>(row)] == static_cast<float>(value);
-        });
-      }
-      for (std::int64_t t = 0; t < dec; ++t) {
-        float value;
-        if (!k.column) {
-          value = static_cast<float>(static_cast<double>(t) * inv_enc);
-        } else if (k.calendar) {
-          value = scaled(static_cast<float>(
-                             *calendar_value(name, *future_fields[static_cast<std::size_t>(t)])),
-                         k.stats);
-        } else {
-          value = scaled((*k.column)[static_cast<std::size_t>(last_row)], k.stats);
-        }
-        out_dr[(i * dec + t) * w.decoder_reals + static_cast<std::int64_t>(j)] = value;
-      }
-    }
-    for (std::size_t j = 0; j < schema.known_categoricals.size(); ++j) {
-      const std::string& name = schema.known_categoricals[j].name;
-      KnownCategorical k;
-      k.column = &dataset.categorical_column(name);
-      k.encoder = &transforms.encoders.at(name);
-      k.calendar = agrees_with_calendar(name, [&](std::int64_t row, int value) {
-        const std::int32_t code = (*k.column)[static_cast<std::size_t>(row)];
-        return code > 0 && k.encoder->decode(code) == std::to_string(value);
-      });
-      for (std::int64_t t = 0; t < dec; ++t) {
-        const std::int64_t code =
-            k.calendar ? k.encoder->encode(std::to_string(
-                             *calendar_value(name, *future_fields[static_cast<std::size_t>(t)])))
-                       : (*k.column)[static_cast<std::size_t>(last_row)];
-        out_dc[(i * dec + t) * w.decoder_categoricals + static_cast<std::int64_t>(j)] = code;
-      }
-    }
+    FutureSampleWriter(dataset, s, sample_buffers(batch, dataset, i)).write();
     out_series[i] = s;
   }
   return batch;
