@@ -20,11 +20,7 @@
 using tft::TimeSeriesDataset;
 using tft::TrainConfig;
 using tft::Window;
-using tft_test::base_config;
-using tft_test::expect_data_error;
-using tft_test::load;
-using tft_test::series_rows;
-using tft_test::two_series;
+using namespace tft_test;
 
 // ---------------------------------------------------------------------------------------
 // Missing-value policies

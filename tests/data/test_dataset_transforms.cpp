@@ -20,9 +20,7 @@
 
 using tft::TimeSeriesDataset;
 using tft::TrainConfig;
-using tft_test::base_config;
-using tft_test::load;
-using tft_test::two_series;
+using namespace tft_test;
 
 // ---------------------------------------------------------------------------------------
 // Scaling and encoders

@@ -18,8 +18,7 @@
 using tft::TimeSeriesDataset;
 using tft::TrainConfig;
 using tft::Window;
-using tft_test::base_config;
-using tft_test::load;
+using namespace tft_test;
 
 // ---------------------------------------------------------------------------------------
 // Windows and split
