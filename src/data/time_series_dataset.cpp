@@ -70,6 +70,27 @@ bool operator==(const DataTransforms& a, const DataTransforms& b) {
 // ---------------------------------------------------------------------------------------
 // TimeSeriesDataset
 
+namespace {
+
+// A stored real at a row as a sample holds it: the target normalised with the window's
+// normalisation, the others scaled with the series' statistics.
+struct ScaledReals {
+  const TimeSeriesDataset& dataset;
+  const std::vector<std::vector<float>>& reals;
+  const std::vector<ScalerStats>& stats;  // per stored real
+  const ScalerStats& target;
+  int target_index;
+
+  float operator()(int r, std::size_t row) const {
+    const float value = reals[static_cast<std::size_t>(r)][row];
+    if (r == target_index) return static_cast<float>(dataset.normalize_target(value, target));
+    const ScalerStats& st = stats[static_cast<std::size_t>(r)];
+    return static_cast<float>((static_cast<double>(value) - st.mean) / st.scale);
+  }
+};
+
+}  // namespace
+
 TimeSeriesDataset TimeSeriesDataset::load(const TrainConfig& config) {
   const std::unique_ptr<RowSource> source = open_data_file(config.data);
   return from_source(*source, config, nullptr);
@@ -184,16 +205,7 @@ void TimeSeriesDataset::fill_sample(const Window& window, const SampleBuffers& o
   const ScalerStats target = target_normalization(s, window.start);
   if (out.target_center != nullptr) *out.target_center = target.mean;
   if (out.target_scale != nullptr) *out.target_scale = target.scale;
-  auto scaled = [&](int r, std::size_t row) {
-    if (r == target_index_) {
-      return static_cast<float>(
-          normalize_target(reals_[static_cast<std::size_t>(r)][row], target));
-    }
-    const ScalerStats& st = stats[static_cast<std::size_t>(r)];
-    return static_cast<float>((static_cast<double>(reals_[static_cast<std::size_t>(r)][row]) -
-                               st.mean) /
-                              st.scale);
-  };
+  const ScaledReals scaled{*this, reals_, stats, target, target_index_};
 
   fill_static_inputs(s, out);
 
