@@ -57,26 +57,34 @@ TrainingBatch empty_batch(const TimeSeriesDataset& dataset, std::int64_t size) {
   return batch;
 }
 
-TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<Window>& windows) {
-  const auto b = static_cast<std::int64_t>(windows.size());
+SampleBuffers sample_buffers(TrainingBatch& batch, const TimeSeriesDataset& dataset,
+                             std::int64_t i) {
   const std::int64_t enc = dataset.encoder_length();
   const std::int64_t dec = dataset.prediction_length();
   const BatchWidths w = dataset.widths();
-  TrainingBatch batch = empty_batch(dataset, b);
   TFTBatch& in = batch.inputs;
+  SampleBuffers out;
+  out.static_reals = in.static_reals.data_ptr<float>() + i * w.static_reals;
+  out.static_categoricals =
+      in.static_categoricals.data_ptr<std::int64_t>() + i * w.static_categoricals;
+  out.encoder_reals = in.encoder_reals.data_ptr<float>() + i * enc * w.encoder_reals;
+  out.encoder_categoricals =
+      in.encoder_categoricals.data_ptr<std::int64_t>() + i * enc * w.encoder_categoricals;
+  out.decoder_reals = in.decoder_reals.data_ptr<float>() + i * dec * w.decoder_reals;
+  out.decoder_categoricals =
+      in.decoder_categoricals.data_ptr<std::int64_t>() + i * dec * w.decoder_categoricals;
+  out.targets = batch.targets.data_ptr<float>() + i * dec;
+  out.decoder_times = batch.decoder_times.data_ptr<std::int64_t>() + i * dec;
+  out.target_center = batch.target_center.data_ptr<double>() + i;
+  out.target_scale = batch.target_scale.data_ptr<double>() + i;
+  return out;
+}
+
+TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<Window>& windows) {
+  const auto b = static_cast<std::int64_t>(windows.size());
+  TrainingBatch batch = empty_batch(dataset, b);
   if (b == 0) return batch;
 
-  float* static_reals = in.static_reals.data_ptr<float>();
-  std::int64_t* static_cats = in.static_categoricals.data_ptr<std::int64_t>();
-  float* enc_reals = in.encoder_reals.data_ptr<float>();
-  std::int64_t* enc_cats = in.encoder_categoricals.data_ptr<std::int64_t>();
-  float* dec_reals = in.decoder_reals.data_ptr<float>();
-  std::int64_t* dec_cats = in.decoder_categoricals.data_ptr<std::int64_t>();
-  float* targets = batch.targets.data_ptr<float>();
-  std::int64_t* series = batch.series.data_ptr<std::int64_t>();
-  std::int64_t* times = batch.decoder_times.data_ptr<std::int64_t>();
-  double* center = batch.target_center.data_ptr<double>();
-  double* scale = batch.target_scale.data_ptr<double>();
   const auto n_series = dataset.series().size();
   for (std::int64_t i = 0; i < b; ++i) {
     if (windows[static_cast<std::size_t>(i)].series >= n_series) {
@@ -87,21 +95,11 @@ TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<W
   }
 
   // Samples are independent: fill them in parallel (each writes its own slices).
+  std::int64_t* series = batch.series.data_ptr<std::int64_t>();
   at::parallel_for(0, b, 16, [&](std::int64_t begin, std::int64_t end) {
     for (std::int64_t i = begin; i < end; ++i) {
       const Window& window = windows[static_cast<std::size_t>(i)];
-      SampleBuffers out;
-      out.static_reals = static_reals + i * w.static_reals;
-      out.static_categoricals = static_cats + i * w.static_categoricals;
-      out.encoder_reals = enc_reals + i * enc * w.encoder_reals;
-      out.encoder_categoricals = enc_cats + i * enc * w.encoder_categoricals;
-      out.decoder_reals = dec_reals + i * dec * w.decoder_reals;
-      out.decoder_categoricals = dec_cats + i * dec * w.decoder_categoricals;
-      out.targets = targets + i * dec;
-      out.decoder_times = times + i * dec;
-      out.target_center = center + i;
-      out.target_scale = scale + i;
-      dataset.fill_sample(window, out);
+      dataset.fill_sample(window, sample_buffers(batch, dataset, i));
       series[i] = window.series;
     }
   });

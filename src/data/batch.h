@@ -1,6 +1,6 @@
-// Gathering windows into the tensors the model takes (TFTBatch, model/tft_model.h), plus the
+// Gathering windows into the tensors the model takes (TFTBatch, model/tft_batch.h), plus the
 // targets and what is needed to write forecasts back: the series of each sample and the time
-// values of its decoder steps. The one LibTorch file of src/data.
+// values of its decoder steps. With future_window.h, the LibTorch part of src/data.
 #pragma once
 
 #include <vector>
@@ -8,7 +8,7 @@
 #include <torch/types.h>
 
 #include "data/time_series_dataset.h"
-#include "model/tft_model.h"
+#include "model/tft_batch.h"
 
 namespace tft {
 
@@ -35,6 +35,11 @@ TFTBatch to_device(const TFTBatch& batch, const torch::Device& device);
 
 // A batch of `size` samples shaped for `dataset` (uninitialised CPU tensors), to fill in.
 TrainingBatch empty_batch(const TimeSeriesDataset& dataset, std::int64_t size);
+
+// Where sample `i` of `batch` (laid out by empty_batch for `dataset`) lives: the slices
+// fill_sample writes.
+SampleBuffers sample_buffers(TrainingBatch& batch, const TimeSeriesDataset& dataset,
+                             std::int64_t i);
 
 // Gathers `windows` (any count, 0 included) from `dataset` into CPU tensors.
 TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<Window>& windows);

@@ -25,6 +25,31 @@ CategoricalEncoder CategoricalEncoder::fit(const std::vector<std::string>& value
   return CategoricalEncoder(std::move(distinct));
 }
 
+CategoricalEncoder CategoricalEncoder::fit_on_rows(const std::vector<std::string>& values,
+                                                   const std::vector<std::int32_t>& ids,
+                                                   const std::vector<RowRange>& rows) {
+  std::vector<char> used(values.size(), 0);
+  for (const RowRange& range : rows) {
+    for (std::int64_t r = 0; r < range.rows; ++r) {
+      used[static_cast<std::size_t>(ids[static_cast<std::size_t>(range.offset + r)])] = 1;
+    }
+  }
+  std::vector<std::string> seen;
+  for (std::size_t id = 0; id < used.size(); ++id) {
+    if (used[id]) seen.push_back(values[id]);
+  }
+  return fit(seen);
+}
+
+void CategoricalEncoder::encode_ids(const std::vector<std::string>& values,
+                                    std::vector<std::int32_t>& ids) const {
+  std::vector<std::int32_t> code(values.size());
+  for (std::size_t id = 0; id < code.size(); ++id) {
+    code[id] = static_cast<std::int32_t>(encode(values[id]));
+  }
+  for (std::int32_t& v : ids) v = code[static_cast<std::size_t>(v)];
+}
+
 std::int64_t CategoricalEncoder::encode(std::string_view value) const {
   const auto it = codes_.find(std::string(value));
   return it == codes_.end() ? 0 : it->second;

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "data/row_range.h"
+
 namespace tft {
 
 class CategoricalEncoder {
@@ -24,8 +26,16 @@ class CategoricalEncoder {
   // Distinct values of `values`, sorted.
   static CategoricalEncoder fit(const std::vector<std::string>& values);
 
+  // Fitted on a column read as ids into `values` (each value once): the values whose id
+  // occurs in `rows` of `ids` (a column's training parts), sorted.
+  static CategoricalEncoder fit_on_rows(const std::vector<std::string>& values,
+                                        const std::vector<std::int32_t>& ids,
+                                        const std::vector<RowRange>& rows);
+
   // 1..n for a known category, 0 for anything else.
   std::int64_t encode(std::string_view value) const;
+  // Replaces every id in `ids` (an index into `values`) by the code of its value.
+  void encode_ids(const std::vector<std::string>& values, std::vector<std::int32_t>& ids) const;
   // The category of a code; "" for 0 (unknown). DataError when out of range.
   const std::string& decode(std::int64_t code) const;
   // Number of codes, unknown bucket included: categories().size() + 1.

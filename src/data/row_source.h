@@ -1,4 +1,4 @@
-// Where the dataset builder (time_series_dataset.cpp) gets its rows: a CSV file, whose fields
+// Where the dataset builder (row_reader.h) gets its rows: a CSV file, whose fields
 // are text that the builder parses, or a Parquet file (parquet_source.h), whose values arrive
 // typed: numbers, integers, timestamps, dates and strings, never turned into text on the way.
 // One row at a time, in file order, with one Cell per column of the header.

@@ -177,4 +177,50 @@ bool operator==(const StandardScaler& a, const StandardScaler& b) {
 
 bool operator!=(const StandardScaler& a, const StandardScaler& b) { return !(a == b); }
 
+ScalerStats compute_stats(const std::vector<float>& column, const std::vector<RowRange>& parts) {
+  if (parts.size() == 1) {
+    return compute_stats(column.data() + parts[0].offset, static_cast<std::size_t>(parts[0].rows));
+  }
+  std::vector<float> buffer;
+  for (const RowRange& part : parts) {
+    const float* begin = column.data() + part.offset;
+    buffer.insert(buffer.end(), begin, begin + part.rows);
+  }
+  return compute_stats(buffer.data(), buffer.size());
+}
+
+StandardScaler fit_scaler(ScalingMode mode, std::vector<std::string> columns,
+                          std::vector<std::vector<std::string>> groups,
+                          const std::vector<RowRange>& parts, const ColumnStatsFn& column_stats) {
+  std::vector<ScalerStats> stats;
+  if (mode == ScalingMode::PerSeries) {
+    for (const RowRange& part : parts) {
+      for (std::size_t c = 0; c < columns.size(); ++c) stats.push_back(column_stats(c, {part}));
+    }
+  } else {
+    groups.clear();
+    if (mode == ScalingMode::Global) {
+      for (std::size_t c = 0; c < columns.size(); ++c) stats.push_back(column_stats(c, parts));
+    }
+  }
+  return StandardScaler(mode, std::move(columns), std::move(groups), std::move(stats));
+}
+
+StandardScaler fit_static_scaler(ScalingMode mode, std::vector<std::string> columns,
+                                 const std::vector<double>& values) {
+  const ScalingMode static_mode =
+      mode == ScalingMode::None ? ScalingMode::None : ScalingMode::Global;
+  std::vector<ScalerStats> stats;
+  if (static_mode == ScalingMode::Global) {
+    const std::size_t n_columns = columns.size();
+    const std::size_t n_series = n_columns == 0 ? 0 : values.size() / n_columns;
+    std::vector<double> column(n_series);
+    for (std::size_t i = 0; i < n_columns; ++i) {
+      for (std::size_t s = 0; s < n_series; ++s) column[s] = values[s * n_columns + i];
+      stats.push_back(compute_stats(column.data(), column.size()));
+    }
+  }
+  return StandardScaler(static_mode, std::move(columns), {}, std::move(stats));
+}
+
 }  // namespace tft

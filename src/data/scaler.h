@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "config/train_config.h"
+#include "data/row_range.h"
 
 namespace tft {
 
@@ -73,6 +75,27 @@ class StandardScaler {
 
 bool operator==(const StandardScaler& a, const StandardScaler& b);
 bool operator!=(const StandardScaler& a, const StandardScaler& b);
+
+// Fitting on the training parts of series (TimeSeriesDataset).
+
+// compute_stats of the rows of `column` in `parts`, taken in that order.
+ScalerStats compute_stats(const std::vector<float>& column, const std::vector<RowRange>& parts);
+
+// The statistics of column `column` over the rows `parts`.
+using ColumnStatsFn =
+    std::function<ScalerStats(std::size_t column, const std::vector<RowRange>& parts)>;
+
+// A scaler of `mode` for `columns`, fitted on the training parts of the series (`parts`, one
+// per series, `groups` their group values): per_series one row of statistics per series,
+// global one row over all parts, none no statistics.
+StandardScaler fit_scaler(ScalingMode mode, std::vector<std::string> columns,
+                          std::vector<std::vector<std::string>> groups,
+                          const std::vector<RowRange>& parts, const ColumnStatsFn& column_stats);
+
+// The scaler of static reals, `values` series x columns (row-major): global statistics over
+// the series (none when `mode` is none).
+StandardScaler fit_static_scaler(ScalingMode mode, std::vector<std::string> columns,
+                                 const std::vector<double>& values);
 
 // Joins group values into one map key (unit separator between values).
 std::string series_key(const std::vector<std::string>& group_values);

@@ -102,6 +102,34 @@ double encoder_scale_floor(const ScalerStats& series_stats) {
   return 0.01 * series_stats.scale;
 }
 
+ScalerStats fit_target_stats(const TargetNormalizerConfig& normalizer,
+                             const std::vector<float>& column, const std::vector<RowRange>& parts) {
+  std::vector<double> values;
+  for (const RowRange& part : parts) {
+    for (std::int64_t i = 0; i < part.rows; ++i) {
+      values.push_back(transform_target(normalizer.transformation,
+                                        column[static_cast<std::size_t>(part.offset + i)]));
+    }
+  }
+  ScalerStats stats = fit_center_and_scale(normalizer.method, values.data(), values.size());
+  if (stats.scale == 0.0) stats.scale = 1.0;  // constant: as compute_stats
+  return stats;
+}
+
+ScalerStats fit_encoder_stats(const TargetNormalizerConfig& normalizer, const float* values,
+                              std::size_t count, const ScalerStats& series_stats) {
+  std::vector<double> transformed(count);
+  for (std::size_t t = 0; t < count; ++t) {
+    transformed[t] = transform_target(normalizer.transformation, values[t]);
+  }
+  const double last = transformed.back();  // before robust's fit sorts the values
+  ScalerStats window = fit_center_and_scale(normalizer.method, transformed.data(), count);
+  if (normalizer.center == TargetCenter::Last) window.mean = last;
+  window.scale = std::max(window.scale, encoder_scale_floor(series_stats));
+  if (!(window.scale > 1e-12 * std::max(1.0, std::fabs(window.mean)))) window.scale = 1.0;
+  return window;
+}
+
 nlohmann::json target_normalizer_to_json(const TargetNormalizerConfig& config) {
   return nlohmann::json{{"scope", to_string(config.scope)},
                         {"center", to_string(config.center)},

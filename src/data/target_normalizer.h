@@ -9,10 +9,12 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
 #include "config/train_config.h"
+#include "data/row_range.h"
 #include "data/scaler.h"
 
 namespace tft {
@@ -37,6 +39,18 @@ ScalerStats fit_center_and_scale(TargetMethod method, double* values, std::size_
 // The smallest scale an encoder window gets, from the series' fitted scale: a window whose
 // history is (nearly) flat would otherwise blow its targets up by 1 / scale.
 double encoder_scale_floor(const ScalerStats& series_stats);
+
+// The statistics of a series' target fitted on its training part: the center and scale of
+// the transformed values of `column`'s rows in `parts` (taken in that order) by the method,
+// with scale 1 where it is 0 (a constant target).
+ScalerStats fit_target_stats(const TargetNormalizerConfig& normalizer,
+                             const std::vector<float>& column, const std::vector<RowRange>& parts);
+
+// The statistics of one window (scope encoder) from its `count` encoder values: the center
+// and scale of the transformed values (the center the last one with center last), the scale
+// at least encoder_scale_floor(series_stats), and 1 where the window is flat.
+ScalerStats fit_encoder_stats(const TargetNormalizerConfig& normalizer, const float* values,
+                              std::size_t count, const ScalerStats& series_stats);
 
 // {"scope": "encoder", "center": "last", "method": "standard", "transformation": "none"}
 nlohmann::json target_normalizer_to_json(const TargetNormalizerConfig& config);

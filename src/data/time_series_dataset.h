@@ -16,6 +16,8 @@
 //      the split keeps its last rows for validation (window_sampler.h);
 //   5. categorical encoders and scalers are fitted on the training part of each series only
 //      (or taken from fitted transforms), and the windows are listed.
+// The steps are DatasetBuilder's (dataset_builder.h): reading in column_plan.h, row_reader.h
+// and series_storage.h, fitting in dataset_fitting.cpp, windowing in dataset_windows.cpp.
 //
 // Memory: the columns plus 8 bytes per window; a window is gathered into a batch only when it
 // is used (fill_sample, and batch.h for tensors).
@@ -34,6 +36,7 @@
 #include "data/csv_reader.h"
 #include "data/row_source.h"
 #include "data/scaler.h"
+#include "data/time_column.h"
 #include "data/window_sampler.h"
 #include "model/model_config.h"
 
@@ -63,13 +66,6 @@ struct DataTransforms {
 
 bool operator==(const DataTransforms& a, const DataTransforms& b);
 
-// How the time column was read; decides how times print (format_time).
-enum class TimeKind {
-  Integer,   // a time index
-  Date,      // ISO 8601 dates (every value a date without time): microseconds since the epoch
-  DateTime,  // ISO 8601 date-times: microseconds since the epoch, UTC
-};
-
 struct SeriesInfo {
   std::vector<std::string> group_values;  // one per data.group_columns
   std::string label;                      // for messages: 'A', store=1, item=2, or (all rows)
@@ -79,7 +75,7 @@ struct SeriesInfo {
   std::int64_t train_rows = 0;            // rows [0, train_rows) are the training part
 };
 
-// Widths of the batch tensors' last dimension (TFTBatch order, model/tft_model.h).
+// Widths of the batch tensors' last dimension (TFTBatch order, model/tft_batch.h).
 struct BatchWidths {
   std::int64_t static_reals = 0;
   std::int64_t static_categoricals = 0;
@@ -180,6 +176,9 @@ class TimeSeriesDataset {
  private:
   friend class DatasetBuilder;
   TimeSeriesDataset() = default;
+
+  // fill_sample's static inputs of `series`.
+  void fill_static_inputs(std::size_t series, const SampleBuffers& out) const;
 
   InputSchema schema_;
   DataTransforms transforms_;

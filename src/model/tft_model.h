@@ -32,6 +32,7 @@
 #include "model/model_config.h"
 #include "model/quantile_head.h"
 #include "model/segment.h"
+#include "model/tft_batch.h"
 #include "model/static_covariate_encoder.h"
 #include "model/variable_selection.h"
 
@@ -46,23 +47,6 @@
 #include <vector>
 
 namespace tft {
-
-// One batch. Absent groups (no variables of that kind) are undefined tensors or have a last
-// dimension of 0. Column order follows InputSchema:
-//   static_reals          [B, n_sr]          float   static_reals
-//   static_categoricals   [B, n_sc]          int64   static_categoricals
-//   encoder_reals         [B, T_enc, n_er]   float   unknown_reals, known_reals, target
-//   encoder_categoricals  [B, T_enc, n_ec]   int64   unknown_categoricals, known_categoricals
-//   decoder_reals         [B, T_dec, n_dr]   float   known_reals
-//   decoder_categoricals  [B, T_dec, n_dc]   int64   known_categoricals
-struct TFTBatch {
-  torch::Tensor static_reals;
-  torch::Tensor static_categoricals;
-  torch::Tensor encoder_reals;
-  torch::Tensor encoder_categoricals;
-  torch::Tensor decoder_reals;
-  torch::Tensor decoder_categoricals;
-};
 
 // Interpretation tensors are detached; the weights of each step sum to 1 (over no variables,
 // for a group without any, they are empty).

@@ -8,7 +8,7 @@
 
 #include "common/format.h"
 #include "data/batch.h"
-#include "train/future_window.h"
+#include "data/future_window.h"
 
 namespace tft {
 

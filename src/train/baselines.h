@@ -8,7 +8,7 @@
 // interval coverage is the share of targets equal to it.
 //
 // The seasonality is model.seasonality when set, else inferred from the first series' time
-// step (train/future_window.h): 24 for hourly data, 7 for daily, 5 for business-daily;
+// step (data/future_window.h): 24 for hourly data, 7 for daily, 5 for business-daily;
 // nothing for other steps or integer times. Only the encoder is looked at, so the seasonal
 // naive is scored only when m <= encoder_length.
 #pragma once

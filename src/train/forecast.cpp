@@ -4,7 +4,7 @@
 
 #include <torch/utils.h>
 
-#include "train/future_window.h"
+#include "data/future_window.h"
 
 namespace tft {
 

@@ -1,6 +1,6 @@
 // Running a trained model over windows: validation metrics, and forecasts in original units
 // for the validation windows and for the window after the data of every series
-// (future_window.h), with the interpretation of the validation windows.
+// (data/future_window.h), with the interpretation of the validation windows.
 //
 // The model runs in eval mode (no dropout) without autograd, in batches of `batch_size`
 // windows in a fixed order, so the same weights give bitwise the same forecasts (on one device

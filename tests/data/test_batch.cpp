@@ -12,21 +12,22 @@
 #include "config/train_config.h"
 #include "data/batch.h"
 #include "data/target_normalizer.h"
-#include "data/csv_reader.h"
 #include "data/time_series_dataset.h"
 #include "model/tft_model.h"
 
+#include "dataset_support.h"
 #include "support/cmocka_cpp.h"
 
 using tft::TimeSeriesDataset;
 using tft::TrainConfig;
 using tft::Window;
+using tft_test::load;
 
 namespace {
 
 // Three stores, daily dates, every kind of input.
 TrainConfig full_config() {
-  TrainConfig c;
+  TrainConfig c = tft_test::base_config();
   c.data.path = "shop.csv";
   c.data.time_column = "date";
   c.data.group_columns = {"store"};
@@ -39,7 +40,6 @@ TrainConfig full_config() {
   c.data.unknown_categoricals = {{"weather", 0}};
   c.windows.encoder_length = 5;
   c.windows.prediction_length = 3;
-  c.split.validation_fraction.reset();
   c.split.validation_steps = 3;
   return c;
 }
@@ -57,10 +57,6 @@ std::string shop_csv() {
     }
   }
   return text;
-}
-
-TimeSeriesDataset load(const std::string& text, const TrainConfig& c) {
-  return TimeSeriesDataset::from_reader(tft::CsvReader("shop.csv", text), c);
 }
 
 void expect_shape(const torch::Tensor& t, std::vector<std::int64_t> shape, torch::Dtype dtype,
@@ -177,8 +173,7 @@ TFT_TEST(test_empty_groups_and_empty_batch) {
   c.windows.encoder_length = 2;
   c.windows.prediction_length = 1;
   c.split.validation_fraction = 0.0;
-  const TimeSeriesDataset ds =
-      TimeSeriesDataset::from_reader(tft::CsvReader("y.csv", "t,y\n1,1\n2,2\n3,4\n4,8\n"), c);
+  const TimeSeriesDataset ds = load("t,y\n1,1\n2,2\n3,4\n4,8\n", c);
   const tft::TrainingBatch batch = tft::gather_batch(ds, ds.training_windows());
   expect_shape(batch.inputs.static_reals, {2, 0}, torch::kFloat32, "static_reals");
   expect_shape(batch.inputs.static_categoricals, {2, 0}, torch::kInt64, "static_categoricals");

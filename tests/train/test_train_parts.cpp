@@ -20,7 +20,7 @@
 #include "train/early_stopping.h"
 #include "train/forecast_csv.h"
 #include "train/fused_adam.h"
-#include "train/future_window.h"
+#include "data/future_window.h"
 #include "train/gradient_clipping.h"
 #include "train/lr_schedule.h"
 #include "train/metrics.h"

@@ -1,0 +1,121 @@
+// DatasetBuilder's fitting steps: categorical encoders and scalers fitted on the training part
+// of each series (categorical_encoder.h, scaler.h, target_normalizer.h), or taken from
+// transforms fitted before, and where each column and series finds its statistics.
+#include "common/error.h"
+#include "data/dataset_builder.h"
+#include "data/target_normalizer.h"
+
+namespace tft {
+
+std::vector<RowRange> DatasetBuilder::training_parts() const {
+  std::vector<RowRange> parts;
+  for (const SeriesInfo& s : ds_.series_) parts.push_back(RowRange{s.offset, s.train_rows});
+  return parts;
+}
+
+const CategoricalEncoder& DatasetBuilder::fitted_encoder(const std::string& column) const {
+  const auto it = fitted_->encoders.find(column);
+  if (it == fitted_->encoders.end()) {
+    throw DataError(source_.name() + ": column '" + column +
+                    "': the fitted transforms have no encoder for it");
+  }
+  return it->second;
+}
+
+// Time-varying categoricals: fitted on the values of the series' training parts (calendar
+// ones on their whole domain), the ids of the column replaced by codes.
+void DatasetBuilder::encode_categoricals() {
+  const std::vector<RowRange> parts = training_parts();
+  for (std::size_t c = 0; c < plan_.categoricals.size(); ++c) {
+    const PlannedCategorical& col = plan_.categoricals[c];
+    const std::vector<std::string>& values = category_values_[c];
+    std::vector<std::int32_t>& column = ds_.categoricals_[c];
+    const CategoricalEncoder encoder =
+        fitted_ != nullptr ? fitted_encoder(col.name)
+        : col.source.derived != DerivedFeature::None
+            ? CategoricalEncoder(calendar_domain(col.source.derived))
+            : CategoricalEncoder::fit_on_rows(values, column, parts);
+    encoder.encode_ids(values, column);
+    ds_.transforms_.encoders[col.name] = encoder;
+    ds_.categorical_names_.push_back(col.name);
+  }
+}
+
+// Static categoricals: fitted on every series' value.
+void DatasetBuilder::encode_static_categoricals() {
+  const std::size_t n_cats = plan_.categoricals.size();
+  const std::size_t n_sc = plan_.static_categoricals.size();
+  ds_.static_categoricals_.resize(static_ids_.size());
+  for (std::size_t i = 0; i < n_sc; ++i) {
+    const std::string& name = plan_.static_categoricals[i].name;
+    const std::vector<std::string>& values = category_values_[n_cats + i];
+    const CategoricalEncoder encoder =
+        fitted_ != nullptr ? fitted_encoder(name) : CategoricalEncoder::fit(values);
+    for (std::size_t s = 0; s < ds_.series_.size(); ++s) {
+      const std::int32_t id = static_ids_[s * n_sc + i];
+      ds_.static_categoricals_[s * n_sc + i] = encoder.encode(values[static_cast<std::size_t>(id)]);
+    }
+    ds_.transforms_.encoders[name] = encoder;
+  }
+  std::vector<std::vector<std::string>>().swap(category_values_);
+  std::vector<std::int32_t>().swap(static_ids_);
+}
+
+void DatasetBuilder::fit_scalers() {
+  for (const PlannedReal& r : plan_.reals) ds_.real_names_.push_back(r.name);
+  std::vector<std::string> static_names;
+  for (const PlannedReal& r : plan_.static_reals) static_names.push_back(r.name);
+
+  ds_.transforms_.target_normalizer = target_normalizer_;
+  if (fitted_ != nullptr) {
+    ds_.transforms_.scaler = fitted_->scaler;
+    ds_.transforms_.static_scaler = fitted_->static_scaler;
+  } else {
+    std::vector<std::vector<std::string>> groups;
+    for (const SeriesInfo& info : ds_.series_) groups.push_back(info.group_values);
+    // The target's statistics are of its transformed values, by the normaliser's method.
+    const std::size_t target = plan_.target_index(data_.target);
+    const auto column_stats = [&](std::size_t c, const std::vector<RowRange>& parts) {
+      return c == target ? fit_target_stats(target_normalizer_, ds_.reals_[c], parts)
+                         : compute_stats(ds_.reals_[c], parts);
+    };
+    ds_.transforms_.scaler = fit_scaler(data_.scaling, ds_.real_names_, std::move(groups),
+                                        training_parts(), column_stats);
+    ds_.transforms_.static_scaler =
+        fit_static_scaler(data_.scaling, static_names, ds_.static_reals_);
+  }
+  locate_statistics(static_names);
+}
+
+// Where each column and series finds its statistics.
+void DatasetBuilder::locate_statistics(const std::vector<std::string>& static_names) {
+  const StandardScaler& scaler = ds_.transforms_.scaler;
+  for (const std::string& name : ds_.real_names_) {
+    const std::optional<std::size_t> c = scaler.column_index(name);
+    if (!c && scaler.mode() != ScalingMode::None) {
+      throw DataError(source_.name() + ": column '" + name +
+                      "': the fitted scaler has no statistics for it");
+    }
+    ds_.scaler_column_.push_back(c.value_or(0));
+  }
+  const StandardScaler& static_scaler = ds_.transforms_.static_scaler;
+  for (const std::string& name : static_names) {
+    const std::optional<std::size_t> c = static_scaler.column_index(name);
+    if (!c && static_scaler.mode() != ScalingMode::None) {
+      throw DataError(source_.name() + ": column '" + name +
+                      "': the fitted static scaler has no statistics for it");
+    }
+    ds_.static_scaler_column_.push_back(c.value_or(0));
+  }
+  for (const SeriesInfo& info : ds_.series_) {
+    const std::optional<std::size_t> row = scaler.find_group(info.group_values);
+    if (!row && scaler.mode() == ScalingMode::PerSeries) {
+      fail(info.first_line, "series " + info.label +
+                                ": not known to the fitted scaler (per_series scaling "
+                                "needs statistics for every series)");
+    }
+    ds_.scaler_row_.push_back(row.value_or(0));
+  }
+}
+
+}  // namespace tft

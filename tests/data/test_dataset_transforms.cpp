@@ -1,0 +1,189 @@
+// TimeSeriesDataset transforms: scaling fitted on the training part only (per series, global,
+// none), the scaler and categorical encoder on their own (round trips, the unknown bucket),
+// and serialised transforms applied to new data.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/error.h"
+#include "config/train_config.h"
+#include "data/categorical_encoder.h"
+#include "data/scaler.h"
+#include "data/target_normalizer.h"
+#include "data/time_series_dataset.h"
+
+#include "dataset_support.h"
+#include "support/cmocka_cpp.h"
+
+using tft::TimeSeriesDataset;
+using tft::TrainConfig;
+using namespace tft_test;
+
+// ---------------------------------------------------------------------------------------
+// Scaling and encoders
+
+TFT_TEST(test_scaling_fitted_on_training_part_only) {
+  TrainConfig c = base_config();
+  c.split.validation_steps = 2;
+  c.data.unknown_reals = {"x"};
+  std::string a = "g,t,y,x\n";
+  std::string b = a;
+  for (int t = 0; t < 8; ++t) {
+    const double y = t < 6 ? 2.0 * t : 1000.0 + t;  // validation values are extreme
+    a += "A," + std::to_string(t) + "," + std::to_string(y) + ",1\n";
+    b += "A," + std::to_string(t) + "," + std::to_string(t < 6 ? y : -5000.0) + ",1\n";
+  }
+  const TimeSeriesDataset da = load(a, c);
+  const TimeSeriesDataset db = load(b, c);
+  const tft::ScalerStats s = da.target_stats(0);
+  // y over t = 0..5: 0, 2, 4, 6, 8, 10: mean 5, population std sqrt(35/3).
+  assert_true(std::fabs(s.mean - 5.0) < 1e-12);
+  assert_true(std::fabs(s.scale - std::sqrt(35.0 / 3.0)) < 1e-12);
+  assert_true(da.transforms().scaler == db.transforms().scaler);  // validation values unused
+  // A constant column gets scale 1.
+  const std::size_t x = *da.transforms().scaler.column_index("x");
+  assert_true(da.transforms().scaler.stats(0, x).scale == 1.0);
+  assert_true(da.transforms().scaler.stats(0, x).mean == 1.0);
+
+  // Global scaling: one row over the training parts of all series.
+  c.data.scaling = tft::ScalingMode::Global;
+  c.data.unknown_reals.clear();
+  c.split.validation_steps = 0;
+  const TimeSeriesDataset g = load(two_series(), c);
+  assert_int_equal(g.transforms().scaler.num_groups(), 0);
+  const tft::ScalerStats gs = g.target_stats(1);
+  assert_true(std::fabs(gs.mean - (15.0 + 150.0) / 12.0) < 1e-9);
+  c.data.scaling = tft::ScalingMode::None;
+  const TimeSeriesDataset none = load(two_series(), c);
+  assert_true(none.target_stats(1).mean == 0.0 && none.target_stats(1).scale == 1.0);
+}
+
+TFT_TEST(test_scaler_round_trip) {
+  const std::vector<float> v = {1, 2, 3, 4};
+  const tft::ScalerStats s = tft::compute_stats(v.data(), v.size());
+  assert_true(std::fabs(s.mean - 2.5) < 1e-12);
+  assert_true(std::fabs(s.scale - std::sqrt(1.25)) < 1e-12);
+  const tft::StandardScaler scaler(tft::ScalingMode::PerSeries, {"y", "x"},
+                                   {{"A"}, {"B", "2"}},
+                                   {{2.5, 1.5}, {0.0, 1.0}, {-3.0, 0.1}, {1e9, 123.456}});
+  for (double value : {-7.25, 0.0, 3.0, 1e9 + 0.5}) {
+    assert_true(std::fabs(scaler.inverse(scaler.transform(value, 1, 1), 1, 1) - value) <
+                1e-6 * std::max(1.0, std::fabs(value)));
+  }
+  assert_true(scaler.transform(4.0, 0, 0) == 1.0);
+  const nlohmann::json j = scaler.to_json();
+  const tft::StandardScaler back = tft::StandardScaler::from_json(nlohmann::json::parse(j.dump()));
+  assert_true(back == scaler);
+  assert_int_equal(*back.find_group({"B", "2"}), 1);
+  assert_false(back.find_group({"C"}).has_value());
+  TFT_ASSERT_THROWS_WITH(tft::StandardScaler(tft::ScalingMode::Global, {"y"}, {}, {}),
+                         tft::DataError, "scaler: expected 1 x 1 statistics, got 0");
+  TFT_ASSERT_THROWS_WITH(tft::StandardScaler::from_json(nlohmann::json{{"mode", "odd"}}),
+                         tft::DataError, "scaler: unknown mode \"odd\"");
+  TFT_ASSERT_THROWS_WITH(tft::StandardScaler::from_json(nlohmann::json{{"mode", "global"}}),
+                         tft::DataError, "scaler: malformed JSON");
+}
+
+TFT_TEST(test_categorical_encoder_and_unknown_bucket) {
+  const tft::CategoricalEncoder e = tft::CategoricalEncoder::fit({"b", "a", "c", "a"});
+  assert_int_equal(e.cardinality(), 4);
+  assert_int_equal(e.encode("a"), 1);
+  assert_int_equal(e.encode("b"), 2);
+  assert_int_equal(e.encode("c"), 3);
+  assert_int_equal(e.encode("zzz"), 0);
+  assert_string_equal(e.decode(2).c_str(), "b");
+  assert_string_equal(e.decode(0).c_str(), "");
+  TFT_ASSERT_THROWS_WITH(e.decode(4), tft::DataError, "code 4 is out of range [0, 4)");
+  assert_true(tft::CategoricalEncoder::from_json(nlohmann::json::parse(e.to_json().dump())) == e);
+  TFT_ASSERT_THROWS_WITH(tft::CategoricalEncoder({"a", "a"}), tft::DataError,
+                         "duplicate category \"a\"");
+  TFT_ASSERT_THROWS_WITH(tft::CategoricalEncoder::from_json(nlohmann::json{{"categories", {1}}}),
+                         tft::DataError, "categories must be strings");
+
+  // In a dataset: a category seen only in the validation part maps to the unknown bucket.
+  TrainConfig c = base_config();
+  c.split.validation_steps = 2;
+  c.data.known_categoricals = {{"promo", 0}};
+  c.data.static_categoricals = {{"g", 0}};
+  const std::string text = "g,t,y,promo\nA,0,1,no\nA,1,1,yes\nA,2,1,no\nA,3,1,no\nA,4,1,no\n"
+                           "A,5,1,no\nA,6,1,new\nA,7,1,yes\n";
+  const TimeSeriesDataset ds = load(text, c);
+  const tft::CategoricalEncoder& promo = ds.transforms().encoders.at("promo");
+  assert_int_equal(promo.cardinality(), 3);  // unknown, no, yes
+  const std::vector<std::int32_t>& codes = ds.categorical_column("promo");
+  assert_int_equal(codes[0], promo.encode("no"));
+  assert_int_equal(codes[1], promo.encode("yes"));
+  assert_int_equal(codes[6], 0);  // "new": only in the validation part
+  assert_int_equal(codes[7], promo.encode("yes"));
+  // The schema carries the cardinalities.
+  assert_int_equal(ds.schema().known_categoricals.size(), 1);
+  assert_int_equal(ds.schema().known_categoricals[0].cardinality, 3);
+  assert_int_equal(ds.schema().static_categoricals[0].cardinality, 2);
+  assert_string_equal(ds.schema().target.c_str(), "y");
+}
+
+TFT_TEST(test_transforms_json_and_fitted_loading) {
+  TrainConfig c = base_config();
+  c.split.validation_steps = 2;
+  c.data.static_reals = {"size"};
+  c.data.known_categoricals = {{"promo", 0}};
+  std::string text = "g,size,t,y,promo\n";
+  for (const char* g : {"A", "B"}) {
+    for (int t = 0; t < 8; ++t) {
+      text += std::string(g) + "," + (g[0] == 'A' ? "1.5" : "4") + "," + std::to_string(t) +
+              "," + std::to_string(t * t) + "," + (t % 3 == 0 ? "x" : "y") + "\n";
+    }
+  }
+  const TimeSeriesDataset ds = load(text, c);
+  const std::string json = ds.transforms().to_json().dump(2);
+  const tft::DataTransforms back = tft::DataTransforms::from_json(nlohmann::json::parse(json));
+  assert_true(back == ds.transforms());
+
+  // New data seen through the fitted transforms: same values, unseen category -> 0.
+  std::string later = text;
+  later.replace(later.find(",x\n"), 3, ",q\n");
+  const TimeSeriesDataset again = load(later, c, &back);
+  assert_true(again.transforms() == ds.transforms());
+  assert_int_equal(again.categorical_column("promo")[0], 0);
+  assert_true(again.target_stats(1).mean == ds.target_stats(1).mean);
+  // Per-series scaling cannot see a series it was not fitted on.
+  const std::string other = "g,size,t,y,promo\n" + [] {
+    std::string rows;
+    for (int t = 0; t < 8; ++t) rows += "C,2," + std::to_string(t) + ",1,x\n";
+    return rows;
+  }();
+  TFT_ASSERT_THROWS_WITH(load(other, c, &back), tft::DataError,
+                         "data.csv:2: series 'C': not known to the fitted scaler");
+  TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(nlohmann::json::object()),
+                         tft::DataError, "data transforms: expected an object");
+  nlohmann::json wrong_version = ds.transforms().to_json();
+  wrong_version["version"] = 3;
+  TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(wrong_version), tft::DataError,
+                         "unsupported version 3");
+  // Version 1 files (before data.target_normalizer) read as the series scaling they used.
+  nlohmann::json version_1 = ds.transforms().to_json();
+  version_1["version"] = 1;
+  version_1.erase("target_normalizer");
+  const tft::TargetNormalizerConfig old = tft::DataTransforms::from_json(version_1).target_normalizer;
+  assert_true(old.scope == tft::TargetScope::Series && old.center == tft::TargetCenter::Statistic &&
+              old.method == tft::TargetMethod::Standard &&
+              old.transformation == tft::TargetTransformation::None);
+  nlohmann::json unknown_center = ds.transforms().to_json();
+  unknown_center["target_normalizer"]["center"] = "first";
+  TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(unknown_center), tft::DataError,
+                         "target_normalizer.center: unknown value \"first\" (expected one of: "
+                         "statistic, last)");
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_scaling_fitted_on_training_part_only),
+      cmocka_unit_test(test_scaler_round_trip),
+      cmocka_unit_test(test_categorical_encoder_and_unknown_bucket),
+      cmocka_unit_test(test_transforms_json_and_fitted_loading),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
