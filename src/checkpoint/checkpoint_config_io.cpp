@@ -45,15 +45,6 @@ std::string owner_of(const std::string& key) {
   return "";
 }
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------------------------------
 // Neutral tree
 

@@ -49,4 +49,13 @@ std::string show_string(const std::string& text) {
   return shown;
 }
 
+std::string join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
 }  // namespace tft

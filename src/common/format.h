@@ -1,7 +1,8 @@
-// Text forms of numbers shared by messages and serialisers.
+// Text forms of numbers and lists shared by messages and serialisers.
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace tft {
 
@@ -16,5 +17,8 @@ std::string double_quoted(const std::string& text);
 
 // A string as error messages show it: double_quoted, cut after 60 characters with "...".
 std::string show_string(const std::string& text);
+
+// The items separated by `separator`: join({"a", "b"}) is "a, b" (lists in messages).
+std::string join(const std::vector<std::string>& items, const char* separator = ", ");
 
 }  // namespace tft

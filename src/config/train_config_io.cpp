@@ -17,6 +17,7 @@
 #include "checkpoint/checkpoint_config_io.h"
 #include "checkpoint/checkpoint_config_yaml_node.h"
 #include "common/error.h"
+#include "common/format.h"
 #include "config/yaml_value.h"
 
 namespace tft {
@@ -59,15 +60,6 @@ using Ref = T& (*)(TrainConfig&);
 template <typename T>
 const T& read(Ref<T> ref, const TrainConfig& c) {
   return ref(const_cast<TrainConfig&>(c));  // ref only selects a member; nothing is written
-}
-
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out;
 }
 
 std::string resolve_path(const std::string& path, const std::string& base_dir) {

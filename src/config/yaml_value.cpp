@@ -13,15 +13,6 @@ namespace config_detail {
 
 namespace {
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out;
-}
-
 // Types a plain scalar by the YAML 1.2 core schema.
 void resolve_plain(const std::string& s, YamlValue& v) {
   static const std::regex kInt("[-+]?[0-9]+");

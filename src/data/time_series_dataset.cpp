@@ -114,15 +114,6 @@ bool looks_like_integer(std::string_view text) {
 
 std::string shown(std::string_view value) { return show_string(std::string(value)); }
 
-std::string join(const std::vector<std::string>& items, const char* separator = ", ") {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += separator;
-    out += item;
-  }
-  return out;
-}
-
 // String -> dense id, in first-seen order, with a one-entry cache for runs of equal values.
 class Interner {
  public:
