@@ -16,6 +16,7 @@
 #include "checkpoint/checkpoint_config_yaml_node.h"
 #include "common/error.h"
 #include "common/format.h"
+#include "common/yaml_scalar.h"
 
 namespace tft {
 
@@ -48,14 +49,9 @@ std::string owner_of(const std::string& key) {
 // ---------------------------------------------------------------------------------------
 // Neutral tree
 
-struct Value {
-  enum class Kind { Null, Bool, UInt, NegInt, BigInt, Float, String, Seq, Map, Other };
-  Kind kind = Kind::Null;
-  bool boolean = false;
-  std::uint64_t uint = 0;    // UInt
-  double number = 0.0;       // UInt, NegInt, BigInt, Float
-  std::string text;          // String
-  std::string shown;         // the value as messages show it: -1, "two", a sequence
+// A plain scalar's fields come from YamlScalar (common/yaml_scalar.h); Seq, Map and Other
+// are this reader's own kinds.
+struct Value : YamlScalar {
   std::string where;         // message prefix locating the value: "line 3: " or ""
   std::vector<Value> items;  // Seq
 };
@@ -249,56 +245,6 @@ struct YamlLocator {
   }
 };
 
-// Types a plain scalar by the YAML 1.2 core schema (the one every current YAML library
-// agrees on), so `yes` stays a string and `-1` is a negative integer.
-void resolve_plain(const std::string& s, Value& v) {
-  static const std::regex kInt("[-+]?[0-9]+");
-  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  static const std::regex kInf("[-+]?\\.(inf|Inf|INF)");
-  static const std::regex kNan("\\.(nan|NaN|NAN)");
-  v.shown = s;
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") {
-    v.kind = Value::Kind::Null;
-    v.shown = "null";
-  } else if (s == "true" || s == "True" || s == "TRUE") {
-    v.kind = Value::Kind::Bool;
-    v.boolean = true;
-  } else if (s == "false" || s == "False" || s == "FALSE") {
-    v.kind = Value::Kind::Bool;
-  } else if (std::regex_match(s, kInt)) {
-    const bool negative = s[0] == '-' && s.find_first_not_of("-0") != std::string::npos;
-    v.number = std::strtod(s.c_str(), nullptr);
-    if (negative) {
-      v.kind = Value::Kind::NegInt;
-    } else {
-      std::uint64_t total = 0;
-      bool overflow = false;
-      for (char ch : s) {
-        if (ch < '0' || ch > '9') continue;  // sign
-        const std::uint64_t digit = static_cast<std::uint64_t>(ch - '0');
-        if (total > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) overflow = true;
-        total = total * 10 + digit;
-      }
-      v.kind = overflow ? Value::Kind::BigInt : Value::Kind::UInt;
-      v.uint = overflow ? 0 : total;
-    }
-  } else if (std::regex_match(s, kFloat)) {
-    v.kind = Value::Kind::Float;
-    v.number = std::strtod(s.c_str(), nullptr);
-  } else if (std::regex_match(s, kInf)) {
-    v.kind = Value::Kind::Float;
-    v.number = s[0] == '-' ? -std::numeric_limits<double>::infinity()
-                           : std::numeric_limits<double>::infinity();
-  } else if (std::regex_match(s, kNan)) {
-    v.kind = Value::Kind::Float;
-    v.number = std::numeric_limits<double>::quiet_NaN();
-  } else {
-    v.kind = Value::Kind::String;
-    v.text = s;
-    v.shown = show_string(s);
-  }
-}
-
 Value yaml_value(const YAML::Node& node, const YamlLocator& loc,
                  const std::string& fallback_where) {
   Value v;
@@ -322,7 +268,10 @@ Value yaml_value(const YAML::Node& node, const YamlLocator& loc,
         v.text = node.Scalar();
         v.shown = show_string(v.text);
       } else {
-        resolve_plain(node.Scalar(), v);
+        static_cast<YamlScalar&>(v) = resolve_plain_scalar(node.Scalar());
+        // No key of this schema takes a negative integer, and every negative one is refused
+        // alike ("expected a non-negative integer, got -5"), beyond int64's range too.
+        if (is_negative_big_int(v)) v.kind = Value::Kind::NegInt;
       }
       break;
     }
@@ -332,15 +281,6 @@ Value yaml_value(const YAML::Node& node, const YamlLocator& loc,
       break;
   }
   return v;
-}
-
-// Shortest text that reads back as the same double, always typed as a YAML float.
-std::string yaml_double(double value) {
-  if (std::isnan(value)) return ".nan";
-  if (std::isinf(value)) return value < 0 ? "-.inf" : ".inf";
-  std::string text = shortest_double(value);
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return text;
 }
 
 // ---------------------------------------------------------------------------------------

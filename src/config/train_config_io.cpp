@@ -35,7 +35,6 @@ using config_detail::as_string_list;
 using config_detail::as_uint64;
 using config_detail::fail_at;
 using config_detail::to_value;
-using config_detail::yaml_double;
 using config_detail::yaml_double_list;
 using config_detail::yaml_string;
 using config_detail::yaml_string_list;

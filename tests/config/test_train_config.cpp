@@ -247,6 +247,8 @@ TFT_TEST(test_wrong_types_name_key_type_and_value) {
        "line 9: training.epochs: expected a positive integer, got 2.5"},
       {"training:\n  epochs: 99999999999999999999\n",
        "line 9: training.epochs: integer 99999999999999999999 is too large"},
+      {"training:\n  epochs: -99999999999999999999\n",
+       "line 9: training.epochs: expected a positive integer, got -99999999999999999999"},
       {"training:\n  learning_rate: fast\n",
        "line 9: training.learning_rate: expected a number, got \"fast\""},
       {"training:\n  lr_schedule: 0.5\n",
