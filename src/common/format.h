@@ -1,6 +1,7 @@
 // Text forms of numbers and lists shared by messages and serialisers.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -20,5 +21,8 @@ std::string show_string(const std::string& text);
 
 // The items separated by `separator`: join({"a", "b"}) is "a, b" (lists in messages).
 std::string join(const std::vector<std::string>& items, const char* separator = ", ");
+
+// A byte count as people read it: "12.3 MiB", "850 KiB", "512 B".
+std::string format_bytes(std::int64_t bytes);
 
 }  // namespace tft

@@ -1,5 +1,5 @@
 // The text helpers of src/common that both config readers and the messages share: the YAML
-// plain-scalar rules (common/yaml_scalar.h) and join (common/format.h).
+// plain-scalar rules (common/yaml_scalar.h) and join / format_bytes (common/format.h).
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -90,11 +90,15 @@ TFT_TEST(test_yaml_double_reads_back_as_a_float) {
   }
 }
 
-TFT_TEST(test_join) {
+TFT_TEST(test_join_and_format_bytes) {
   assert_string_equal(tft::join({}).c_str(), "");
   assert_string_equal(tft::join({"a"}).c_str(), "a");
   assert_string_equal(tft::join({"a", "b", "c"}).c_str(), "a, b, c");
   assert_string_equal(tft::join({"a", "b"}, " | ").c_str(), "a | b");
+  assert_string_equal(tft::format_bytes(512).c_str(), "512 B");
+  assert_string_equal(tft::format_bytes(3 * 1024).c_str(), "3 KiB");
+  assert_string_equal(tft::format_bytes(5 * 1024 * 1024 + 512 * 1024).c_str(), "5.5 MiB");
+  assert_string_equal(tft::format_bytes(3LL << 30).c_str(), "3.00 GiB");
 }
 
 int main() {
@@ -103,7 +107,7 @@ int main() {
       cmocka_unit_test(test_integers_to_the_ends_of_their_ranges),
       cmocka_unit_test(test_floats_infinities_and_nan),
       cmocka_unit_test(test_yaml_double_reads_back_as_a_float),
-      cmocka_unit_test(test_join),
+      cmocka_unit_test(test_join_and_format_bytes),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
