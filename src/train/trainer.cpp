@@ -188,14 +188,14 @@ void Trainer::save_model() const {
 MemoryReport Trainer::memory_report() {
   TrainerState& state = *state_;
   const Isolation::Scope isolated(state.isolation);
-  MemoryReport r;
+  MemoryReport report;
   const std::size_t units = state.model->units().size();
-  r.device = state.device.str();
+  report.device = state.device.str();
   // The plan's, when planned (its chunk limits stay set on the model throughout).
   const CheckpointConfig effective = state.model->checkpointing();
-  r.checkpoint_summary = state.config.checkpoint.summary();
-  if (state.plan) r.checkpoint_summary += " -> " + state.plan->chosen();
-  r.boundary_dtype = boundary_dtype_name(effective.boundary_dtype);
+  report.checkpoint_summary = state.config.checkpoint.summary();
+  if (state.plan) report.checkpoint_summary += " -> " + state.plan->chosen();
+  report.boundary_dtype = boundary_dtype_name(effective.boundary_dtype);
   const std::vector<UnitInfo> unit_infos = state.model->units();
   for (std::size_t i = 0; i < unit_infos.size(); ++i) {
     bool checkpointed = effective.should_checkpoint(i);
@@ -205,14 +205,14 @@ MemoryReport Trainer::memory_report() {
         if (planned.name == unit_infos[i].name) checkpointed = planned.checkpointed();
       }
     }
-    if (checkpointed) r.checkpointed_units.push_back(unit_infos[i].name);
+    if (checkpointed) report.checkpointed_units.push_back(unit_infos[i].name);
   }
-  r.plan = state.plan;
-  r.num_units = units;
-  r.predicted_savings = state.config.checkpoint.memory_savings(units);
-  r.predicted_compute_overhead = state.config.checkpoint.compute_overhead(units);
+  report.plan = state.plan;
+  report.num_units = units;
+  report.predicted_savings = state.config.checkpoint.memory_savings(units);
+  report.predicted_compute_overhead = state.config.checkpoint.compute_overhead(units);
   const std::vector<RankBatch> batches = state.epoch_batches(0);
-  if (batches.empty()) return r;
+  if (batches.empty()) return report;
   const TrainingBatch batch = gather_batch(state.dataset, batches.front().windows).to(state.device);
 
   RngStateGuard restore_rng(state.device);  // training's random stream is left where it was
@@ -237,8 +237,8 @@ MemoryReport Trainer::memory_report() {
     return peak;
   };
   try {
-    r.checkpointed_peak_bytes = measure(effective);
-    r.unchecked_peak_bytes = measure(CheckpointConfig::none());
+    report.checkpointed_peak_bytes = measure(effective);
+    report.unchecked_peak_bytes = measure(CheckpointConfig::none());
   } catch (...) {
     state.model->set_checkpointing(effective);
     state.model->train(was_training);
@@ -247,12 +247,12 @@ MemoryReport Trainer::memory_report() {
   }
   state.model->set_checkpointing(effective);
   state.model->train(was_training);
-  r.measured_savings =
-      r.unchecked_peak_bytes > 0
-          ? 1.0 - static_cast<double>(r.checkpointed_peak_bytes) /
-                      static_cast<double>(r.unchecked_peak_bytes)
+  report.measured_savings =
+      report.unchecked_peak_bytes > 0
+          ? 1.0 - static_cast<double>(report.checkpointed_peak_bytes) /
+                      static_cast<double>(report.unchecked_peak_bytes)
           : 0.0;
-  return r;
+  return report;
 }
 
 TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
