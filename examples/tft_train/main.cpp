@@ -43,7 +43,7 @@
 #include "config/train_config_io.h"
 #include "local_launcher.h"
 #include "predict_command.h"
-#include "train/progress_printer.h"
+#include "progress_printer.h"
 #include "train/summary.h"
 #include "train/trainer.h"
 

@@ -49,4 +49,28 @@ std::string show_string(const std::string& text) {
   return shown;
 }
 
+std::string join(const std::vector<std::string>& items, const char* separator) {
+  std::string out;
+  for (const std::string& item : items) {
+    if (!out.empty()) out += separator;
+    out += item;
+  }
+  return out;
+}
+
+std::string format_bytes(std::int64_t bytes) {
+  char buf[32];
+  const double b = static_cast<double>(bytes);
+  if (bytes >= (1LL << 30)) {
+    std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1LL << 30));
+  } else if (bytes >= (1LL << 20)) {
+    std::snprintf(buf, sizeof buf, "%.1f MiB", b / (1LL << 20));
+  } else if (bytes >= 1024) {
+    std::snprintf(buf, sizeof buf, "%.0f KiB", b / 1024);
+  } else {
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  }
+  return buf;
+}
+
 }  // namespace tft

@@ -1,7 +1,9 @@
-// Text forms of numbers shared by messages and serialisers.
+// Text forms of numbers and lists shared by messages and serialisers.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tft {
 
@@ -16,5 +18,11 @@ std::string double_quoted(const std::string& text);
 
 // A string as error messages show it: double_quoted, cut after 60 characters with "...".
 std::string show_string(const std::string& text);
+
+// The items separated by `separator`: join({"a", "b"}) is "a, b" (lists in messages).
+std::string join(const std::vector<std::string>& items, const char* separator = ", ");
+
+// A byte count as people read it: "12.3 MiB", "850 KiB", "512 B".
+std::string format_bytes(std::int64_t bytes);
 
 }  // namespace tft

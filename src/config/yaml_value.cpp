@@ -13,72 +13,6 @@ namespace config_detail {
 
 namespace {
 
-std::string join(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) {
-    if (!out.empty()) out += ", ";
-    out += item;
-  }
-  return out;
-}
-
-// Types a plain scalar by the YAML 1.2 core schema.
-void resolve_plain(const std::string& s, YamlValue& v) {
-  static const std::regex kInt("[-+]?[0-9]+");
-  static const std::regex kFloat("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  static const std::regex kInf("[-+]?\\.(inf|Inf|INF)");
-  static const std::regex kNan("\\.(nan|NaN|NAN)");
-  v.shown = s;
-  if (s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL") {
-    v.kind = YamlValue::Kind::Null;
-    v.shown = "null";
-  } else if (s == "true" || s == "True" || s == "TRUE") {
-    v.kind = YamlValue::Kind::Bool;
-    v.boolean = true;
-  } else if (s == "false" || s == "False" || s == "FALSE") {
-    v.kind = YamlValue::Kind::Bool;
-  } else if (std::regex_match(s, kInt)) {
-    v.number = std::strtod(s.c_str(), nullptr);
-    const bool negative = s[0] == '-' && s.find_first_not_of("-0") != std::string::npos;
-    std::uint64_t total = 0;
-    bool overflow = false;
-    for (char ch : s) {
-      if (ch < '0' || ch > '9') continue;  // sign
-      const auto digit = static_cast<std::uint64_t>(ch - '0');
-      if (total > (std::numeric_limits<std::uint64_t>::max() - digit) / 10) overflow = true;
-      total = total * 10 + digit;
-    }
-    if (negative) {
-      const std::uint64_t limit =
-          static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()) + 1;
-      if (overflow || total > limit) {
-        v.kind = YamlValue::Kind::BigInt;
-      } else {
-        v.kind = YamlValue::Kind::NegInt;
-        v.sint = total == limit ? std::numeric_limits<std::int64_t>::min()
-                                : -static_cast<std::int64_t>(total);
-      }
-    } else {
-      v.kind = overflow ? YamlValue::Kind::BigInt : YamlValue::Kind::UInt;
-      v.uint = overflow ? 0 : total;
-    }
-  } else if (std::regex_match(s, kFloat)) {
-    v.kind = YamlValue::Kind::Float;
-    v.number = std::strtod(s.c_str(), nullptr);
-  } else if (std::regex_match(s, kInf)) {
-    v.kind = YamlValue::Kind::Float;
-    v.number = s[0] == '-' ? -std::numeric_limits<double>::infinity()
-                           : std::numeric_limits<double>::infinity();
-  } else if (std::regex_match(s, kNan)) {
-    v.kind = YamlValue::Kind::Float;
-    v.number = std::numeric_limits<double>::quiet_NaN();
-  } else {
-    v.kind = YamlValue::Kind::String;
-    v.text = s;
-    v.shown = show_string(s);
-  }
-}
-
 bool is_integer(const YamlValue& v) {
   return v.kind == YamlValue::Kind::UInt || v.kind == YamlValue::Kind::NegInt ||
          v.kind == YamlValue::Kind::BigInt;
@@ -89,7 +23,7 @@ bool too_large(const YamlValue& v) {
   if (v.kind == YamlValue::Kind::UInt) {
     return v.uint > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
   }
-  return v.kind == YamlValue::Kind::BigInt && !v.shown.empty() && v.shown[0] != '-';
+  return v.kind == YamlValue::Kind::BigInt && !is_negative_big_int(v);
 }
 
 }  // namespace
@@ -148,7 +82,7 @@ YamlValue to_value(const YAML::Node& node, const YamlLocator& loc, const std::st
         v.text = node.Scalar();
         v.shown = show_string(v.text);
       } else {
-        resolve_plain(node.Scalar(), v);
+        static_cast<YamlScalar&>(v) = resolve_plain_scalar(node.Scalar());
       }
       break;
     }
@@ -240,19 +174,9 @@ std::string yaml_string(const std::string& text) {
   // Plain when unambiguous: no indicator first, no ": " or " #", no ':' last.
   static const std::regex kSafe("[A-Za-z0-9_./]([A-Za-z0-9_./+:-]*[A-Za-z0-9_./+-])?");
   if (std::regex_match(text, kSafe)) {
-    YamlValue probe;
-    resolve_plain(text, probe);
-    if (probe.kind == YamlValue::Kind::String) return text;
+    if (resolve_plain_scalar(text).kind == YamlKind::String) return text;
   }
   return double_quoted(text);
-}
-
-std::string yaml_double(double value) {
-  if (std::isnan(value)) return ".nan";
-  if (std::isinf(value)) return value < 0 ? "-.inf" : ".inf";
-  std::string text = shortest_double(value);
-  if (text.find_first_of(".e") == std::string::npos) text += ".0";
-  return text;
 }
 
 std::string yaml_string_list(const std::vector<std::string>& items) {

@@ -14,19 +14,14 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/format.h"  // show_string
+#include "common/yaml_scalar.h"
 
 namespace tft {
 namespace config_detail {
 
-struct YamlValue {
-  enum class Kind { Null, Bool, UInt, NegInt, BigInt, Float, String, Seq, Map };
-  Kind kind = Kind::Null;
-  bool boolean = false;
-  std::uint64_t uint = 0;    // UInt
-  std::int64_t sint = 0;     // NegInt
-  double number = 0.0;       // every numeric kind
-  std::string text;          // String
-  std::string shown;         // as messages show it: -1, "two", a sequence
+// A plain scalar's fields come from YamlScalar (common/yaml_scalar.h); Seq and Map are this
+// reader's own kinds.
+struct YamlValue : YamlScalar {
   std::string where;         // "file:12: ", "line 12: " or ""
   std::vector<YamlValue> items;                              // Seq
   std::vector<std::pair<std::string, YamlValue>> entries;    // Map (keys in file order)
@@ -61,9 +56,8 @@ std::vector<double> as_number_list(const YamlValue& v, const std::string& key);
 std::string as_choice(const YamlValue& v, const std::string& key,
                       const std::vector<std::string>& names);
 
-// Emitting: text that reads back to the same value and type.
+// Emitting: text that reads back to the same value and type (yaml_double: common/yaml_scalar.h).
 std::string yaml_string(const std::string& text);  // plain when safe, else double-quoted
-std::string yaml_double(double value);             // always typed as a float: 1.0, 1e-06
 std::string yaml_string_list(const std::vector<std::string>& items);  // [a, "b c"]
 std::string yaml_double_list(const std::vector<double>& items);
 

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "train/progress_printer.h"  // format_bytes
+#include "common/format.h"  // format_bytes
 
 namespace tft {
 

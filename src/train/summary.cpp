@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "common/format.h"  // format_bytes
 #include "train/json_util.h"
-#include "train/progress_printer.h"
 
 namespace tft {
 

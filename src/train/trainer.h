@@ -38,6 +38,8 @@
 
 namespace tft {
 
+struct TrainerState;
+
 class Trainer {
  public:
   // Validates the config, reads config.data.path (IoError / DataError), builds the model and
@@ -113,8 +115,7 @@ class Trainer {
  private:
   void plan_dynamic_checkpointing();
 
-  struct State;
-  std::unique_ptr<State> state_;
+  std::unique_ptr<TrainerState> state_;  // trainer_state.h
   std::atomic<bool> cancel_requested_{false};
 };
 

@@ -287,6 +287,13 @@ const BadInput kBadInputs[] = {
      "line 2: checkpoint.layers[1]: expected a non-negative integer or a unit name, got -1"},
     {"too large", false, false, "strategy: uniform\ninterval: 99999999999999999999999\n",
      "line 2: checkpoint.interval: integer 99999999999999999999999 is too large"},
+    {"negative beyond int64", false, false,
+     "strategy: uniform\ninterval: -99999999999999999999999\n",
+     "line 2: checkpoint.interval: expected a non-negative integer, got -99999999999999999999999"},
+    {"negative layer beyond int64", false, false,
+     "strategy: selective\nlayers: [-9223372036854775809]\n",
+     "line 2: checkpoint.layers[0]: expected a non-negative integer or a unit name, got "
+     "-9223372036854775809"},
     {"layers with uniform", false, false, "strategy: uniform\ninterval: 2\nlayers: [0, 1]\n",
      "line 3: checkpoint.layers: not used by strategy 'uniform' (it belongs to 'selective')"},
     {"interval with dynamic", false, false,

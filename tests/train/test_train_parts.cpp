@@ -1,6 +1,6 @@
 // The trainer's parts on their own: LR schedule, early stopping, metrics (q-risk by hand),
 // gradient clipping, atomic files and folders, ModelConfig JSON, the window after the data
-// (future times and calendar inputs), the progress printer and the summary text.
+// (future times and calendar inputs) and the summary text.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -25,7 +25,6 @@
 #include "train/lr_schedule.h"
 #include "train/metrics.h"
 #include "train/model_config_json.h"
-#include "train/progress_printer.h"
 #include "train/summary.h"
 
 #include "train/train_test_support.h"
@@ -346,45 +345,12 @@ TFT_TEST(test_window_after_the_data) {
               last.inputs.encoder_categoricals[0][4][0].item<std::int64_t>());
 }
 
-TFT_TEST(test_progress_printer_and_summary) {
-  assert_string_equal(tft::format_bytes(512).c_str(), "512 B");
-  assert_string_equal(tft::format_bytes(3 * 1024).c_str(), "3 KiB");
-  assert_string_equal(tft::format_bytes(5 * 1024 * 1024 + 512 * 1024).c_str(), "5.5 MiB");
-  std::FILE* file = std::tmpfile();
-  tft::ProgressPrinter plain(file, /*terminal=*/false);
-  tft::TrainProgress step;
-  step.epoch = 1;
-  step.epochs = 2;
-  step.step = 1;
-  step.steps = 3;
-  assert_true(plain(step));
-  tft::EpochMetrics m;
-  m.epoch = 1;
-  m.train_loss = 0.5;
-  m.validation.loss = 0.25;
-  m.validation.q_risk_p50 = 0.1;
-  m.validation.interval_coverage = 0.786;
+TFT_TEST(test_summary) {
   tft::BaselineScores baselines;
   baselines.naive.q_risk_p50 = 0.1881;
   baselines.naive.windows = 4;
   baselines.seasonal_naive.q_risk_p50 = 0.125;
   baselines.seasonal_naive.windows = 4;
-  tft::TrainProgress epoch = step;
-  epoch.kind = tft::TrainProgress::Kind::Epoch;
-  epoch.metrics = &m;
-  epoch.baselines = &baselines;
-  assert_true(plain(epoch));
-  std::rewind(file);
-  char buf[512] = {};
-  const std::size_t n = std::fread(buf, 1, sizeof buf - 1, file);
-  std::fclose(file);
-  const std::string text(buf, n);
-  assert_true(text.rfind("epoch 1/2  train 0.5000  val 0.2500  q-risk P50 0.1000 (naive 0.1881, "
-                         "seasonal 0.1250)  coverage 79%",
-                         0) == 0);
-  assert_int_equal(std::count(text.begin(), text.end(), '\n'), 1);  // steps print nothing
-  assert_true(text.find('\r') == std::string::npos);
-
   tft::TrainReport report;
   report.epochs_run = 4;
   report.early_stopped = true;
@@ -426,7 +392,7 @@ int main() {
       cmocka_unit_test(test_atomic_files_and_folders),
       cmocka_unit_test(test_model_config_json_round_trip),
       cmocka_unit_test(test_window_after_the_data),
-      cmocka_unit_test(test_progress_printer_and_summary),
+      cmocka_unit_test(test_summary),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -1,6 +1,7 @@
 // A progress callback that prints: on a terminal a one-line bar redrawn in place with '\r'
 // (epoch, step, loss, samples/s, peak activation memory), at most ten times a second, and one
 // finished line per epoch; elsewhere (a log file, a pipe) one plain line per epoch only.
+// The runner's; the trainer only calls a ProgressCallback (train_report.h).
 #pragma once
 
 #include <chrono>
@@ -11,9 +12,6 @@
 #include "train/train_report.h"
 
 namespace tft {
-
-// "12.3 MiB", "850 KiB", "512 B".
-std::string format_bytes(std::int64_t bytes);
 
 class ProgressPrinter {
  public:

@@ -1,0 +1,62 @@
+// What a Trainer holds between calls (internal to src/train): the config and data, the model,
+// its loss and optimizer, the sampler, the weights and random state every fresh run starts
+// from, the best weights so far and the data-parallel job. Shared by the trainer's source
+// files (trainer.cpp, training_run.cpp).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include <torch/optim/adam.h>
+
+#include "config/train_config.h"
+#include "data/time_series_dataset.h"
+#include "data/window_sampler.h"
+#include "model/model_config.h"
+#include "model/quantile_loss.h"
+#include "model/tft_model.h"
+#include "train/checkpoint_plan.h"
+#include "train/data_parallel.h"
+#include "train/fused_adam.h"
+#include "train/isolation.h"
+#include "train/module_state.h"
+#include "train/rng_state.h"
+
+namespace tft {
+
+struct TrainerState {
+  TrainConfig config;
+  TimeSeriesDataset dataset;
+  ModelConfig model_config;
+  c10::Device device{c10::kCPU};
+  TFTModel model{nullptr};
+  QuantileLoss loss{nullptr};
+  std::unique_ptr<torch::optim::Adam> optimizer;
+  std::optional<WindowSampler> sampler;
+  ModuleState initial_weights;
+  RngState initial_rng;
+  ModuleState best_weights;
+  std::optional<CheckpointPlan> plan;  // dynamic checkpointing: what the model runs
+  std::unique_ptr<DataParallel> parallel;  // this process's rank in a job (a group of one alone)
+  Isolation isolation;  // this trainer's generators, recompute clock and memory account
+
+  TrainerState(TrainConfig c, TimeSeriesDataset d)
+      : config(std::move(c)),
+        dataset(std::move(d)),
+        isolation(config.training.seed) {}
+
+  // This rank's share of each of the epoch's global batches (data_parallel.h).
+  std::vector<RankBatch> epoch_batches(std::int64_t epoch) const {
+    return parallel->rank_batches(sampler->epoch_batches(static_cast<std::uint64_t>(epoch)));
+  }
+
+  void new_optimizer() {
+    optimizer = std::make_unique<FusedAdam>(
+        model->parameters(), torch::optim::AdamOptions(config.training.learning_rate));
+  }
+};
+
+}  // namespace tft
