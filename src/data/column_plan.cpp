@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "common/error.h"
+#include "common/format.h"
 #include "data/load_errors.h"
 
 namespace tft {
@@ -29,7 +30,7 @@ class HeaderIndex {
     const auto it = index_.find(name);
     if (it == index_.end()) {
       fail(name, "not in the header (named by " + key + "; columns: " +
-                     join_names(source_.header()) + ")");
+                     join(source_.header()) + ")");
     }
     if (std::find(duplicated_.begin(), duplicated_.end(), name) != duplicated_.end()) {
       fail(name, "appears more than once in the header");
@@ -45,7 +46,7 @@ class HeaderIndex {
     if (d == DerivedFeature::None) column(name, key);  // throws: not in the header
     if (!known) {
       fail(name, "not in the header, and derived features (" +
-                     join_names(derived_feature_names()) +
+                     join(derived_feature_names()) +
                      ") are known in advance: list it under data.known_reals or "
                      "data.known_categoricals (named by " +
                      key + ")");

@@ -13,13 +13,4 @@ void fail_column(const RowSource& source, std::size_t position, const std::strin
   fail_at(source, position, "column '" + column + "': " + what);
 }
 
-std::string join_names(const std::vector<std::string>& names) {
-  std::string out;
-  for (const std::string& name : names) {
-    if (!out.empty()) out += ", ";
-    out += name;
-  }
-  return out;
-}
-
 }  // namespace tft

@@ -4,7 +4,6 @@
 
 #include <cstddef>
 #include <string>
-#include <vector>
 
 #include "data/row_source.h"
 
@@ -15,8 +14,5 @@ namespace tft {
 // DataError "<where position>: column '<column>': <what>".
 [[noreturn]] void fail_column(const RowSource& source, std::size_t position,
                               const std::string& column, const std::string& what);
-
-// "a, b, c": names listed in a message.
-std::string join_names(const std::vector<std::string>& names);
 
 }  // namespace tft

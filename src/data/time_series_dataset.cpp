@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
+#include "common/format.h"
 #include "data/data_file.h"
 #include "data/dataset_builder.h"
 #include "data/iso8601.h"
@@ -124,7 +125,7 @@ const std::vector<float>& TimeSeriesDataset::real_column(const std::string& name
   for (std::size_t r = 0; r < real_names_.size(); ++r) {
     if (real_names_[r] == name) return reals_[r];
   }
-  throw DataError("no stored real column '" + name + "' (stored: " + join_names(real_names_) + ")");
+  throw DataError("no stored real column '" + name + "' (stored: " + join(real_names_) + ")");
 }
 
 const std::vector<std::int32_t>& TimeSeriesDataset::categorical_column(
@@ -133,7 +134,7 @@ const std::vector<std::int32_t>& TimeSeriesDataset::categorical_column(
     if (categorical_names_[c] == name) return categoricals_[c];
   }
   throw DataError("no time-varying categorical column '" + name + "' (stored: " +
-                  join_names(categorical_names_) + ")");
+                  join(categorical_names_) + ")");
 }
 
 std::map<std::string, std::int64_t> TimeSeriesDataset::unknown_category_counts() const {
