@@ -185,46 +185,35 @@ TFT_TEST(test_failures_exit_non_zero_with_one_line) {
   const fs::path dir = scratch_dir("cli_fail");
   write_text(dir / "run.yaml", kConfig);  // its data.csv does not exist
 
-  Run r = run(dir, "--config '" + (dir / "missing.yaml").string() + "'");
-  assert_int_equal(r.status, 1);
-  expect_one_line_error(r, "missing.yaml");
+  const std::string config = " --config '" + (dir / "run.yaml").string() + "'";
+  struct Case {
+    std::string arguments;
+    int status;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"--config '" + (dir / "missing.yaml").string() + "'", 1, "missing.yaml"},
+      {config, 1, "data.csv"},
+      {config + " --bogus", 2, "bogus"},
+      {"--config x.yaml --use-gradient-checkpointing --no-gradient-checkpointing", 2, "excludes"},
+      {"--epochs 3", 2, "--config"},
+      {config + " --epochs ten", 2, "epochs"},
+      {config + " --set training.epochs", 2, "expected KEY=VALUE, got \"training.epochs\""},
+      {config + " --set training.qat.enabled=maybe", 1,
+       "--set training.qat.enabled=maybe: training.qat.enabled: expected true or false, got "
+       "\"maybe\""},
+      {config + " --set training.epoch=3", 1,
+       "--set training.epoch=3: training: unknown key 'epoch'"},
+  };
+  for (const Case& c : cases) {
+    const Run failed = run(dir, c.arguments);
+    assert_int_equal(failed.status, c.status);
+    expect_one_line_error(failed, c.message);
+  }
 
-  r = run(dir, "--config '" + (dir / "run.yaml").string() + "'");
-  assert_int_equal(r.status, 1);
-  expect_one_line_error(r, "data.csv");
-
-  r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --bogus");
-  assert_int_equal(r.status, 2);
-  expect_one_line_error(r, "bogus");
-
-  r = run(dir, "--config x.yaml --use-gradient-checkpointing --no-gradient-checkpointing");
-  assert_int_equal(r.status, 2);
-  expect_one_line_error(r, "excludes");
-
-  r = run(dir, "--epochs 3");
-  assert_int_equal(r.status, 2);
-  expect_one_line_error(r, "--config");
-
-  r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --epochs ten");
-  assert_int_equal(r.status, 2);
-  expect_one_line_error(r, "epochs");
-
-  r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --set training.epochs");
-  assert_int_equal(r.status, 2);
-  expect_one_line_error(r, "expected KEY=VALUE, got \"training.epochs\"");
-
-  r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --set training.qat.enabled=maybe");
-  assert_int_equal(r.status, 1);
-  expect_one_line_error(r, "--set training.qat.enabled=maybe: training.qat.enabled: expected true "
-                           "or false, got \"maybe\"");
-
-  r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --set training.epoch=3");
-  assert_int_equal(r.status, 1);
-  expect_one_line_error(r, "--set training.epoch=3: training: unknown key 'epoch'");
-
-  r = run(dir, "--help");
-  assert_int_equal(r.status, 0);
-  assert_true(r.out.find("--use-gradient-checkpointing") != std::string::npos);
+  const Run help = run(dir, "--help");
+  assert_int_equal(help.status, 0);
+  assert_true(help.out.find("--use-gradient-checkpointing") != std::string::npos);
   fs::remove_all(dir);
 }
 
