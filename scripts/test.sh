@@ -8,7 +8,8 @@
 #                                machine without a GPU: the CUDA code compiles, links and loads;
 #                                the tests labelled cuda skip. The CUDA libraries the wheel links
 #                                but this leg never calls are stand-ins (make_cuda_stubs.py).
-#   scripts/test.sh --all        the wheel, Debian and CUDA-compile legs in turn: what CI runs
+#   scripts/test.sh --lint       the style check alone (scripts/lint.sh: clang-format, file sizes)
+#   scripts/test.sh --all        the lint, wheel, Debian and CUDA-compile legs in turn: what CI runs
 #   scripts/test.sh --sanitize   the default leg under ASan+UBSan (build-asan/)
 #
 # Environment: JOBS (parallel build jobs, default: all cores), CTEST_ARGS (extra ctest flags).
@@ -20,9 +21,10 @@ case "${1:-}" in
   ""|--torch-wheel) ;;
   --debian) legs=(debian) ;;
   --cuda-compile) legs=(cuda-compile) ;;
-  --all) legs=(wheel debian cuda-compile) ;;
+  --lint) legs=(lint) ;;
+  --all) legs=(lint wheel debian cuda-compile) ;;
   --sanitize) legs=(sanitize) ;;
-  -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
   *) echo "test.sh: unknown option '$1'" >&2; exit 2 ;;
 esac
 jobs="${JOBS:-$(nproc)}"
@@ -42,6 +44,8 @@ run_leg() {
 
 for leg in "${legs[@]}"; do
   case "$leg" in
+    lint)
+      ./scripts/lint.sh ;;
     wheel)
       prefix=$(./scripts/setup-deps.sh | tail -n 1)
       run_leg "LibTorch 2.x (PyPI wheel)" build -DTFT_TORCH_PREFIX="$prefix" ;;
