@@ -80,7 +80,8 @@ BenchConfig load_bench_config(const std::string& path) {
   }
   const config_detail::YamlLocator locator{path, true};
   const YamlValue doc = config_detail::to_value(root, locator, "", path + ": ");
-  if (doc.kind != YamlValue::Kind::Map) config_detail::fail_at(doc.where, "bench", "expected a mapping");
+  if (doc.kind != YamlValue::Kind::Map)
+    config_detail::fail_at(doc.where, "bench", "expected a mapping");
   reject_unknown(doc, "", {"model", "inputs", "batch_size"});
 
   BenchConfig config;
@@ -89,14 +90,22 @@ BenchConfig load_bench_config(const std::string& path) {
                  {"hidden_size", "attention_heads", "dropout", "lstm_layers", "decoder_layers",
                   "encoder_length", "prediction_length", "quantiles", "unit_chunks"});
   ModelConfig& m = config.model;
-  if (const auto* v = find(model, "hidden_size")) m.hidden_size = config_detail::as_positive_int(*v, "model.hidden_size");
-  if (const auto* v = find(model, "attention_heads")) m.attention_heads = config_detail::as_positive_int(*v, "model.attention_heads");
-  if (const auto* v = find(model, "dropout")) m.dropout = config_detail::as_number(*v, "model.dropout");
-  if (const auto* v = find(model, "lstm_layers")) m.lstm_layers = config_detail::as_positive_int(*v, "model.lstm_layers");
-  if (const auto* v = find(model, "decoder_layers")) m.decoder_layers = config_detail::as_positive_int(*v, "model.decoder_layers");
-  if (const auto* v = find(model, "encoder_length")) m.encoder_length = config_detail::as_positive_int(*v, "model.encoder_length");
-  if (const auto* v = find(model, "prediction_length")) m.prediction_length = config_detail::as_positive_int(*v, "model.prediction_length");
-  if (const auto* v = find(model, "quantiles")) m.quantiles = config_detail::as_number_list(*v, "model.quantiles");
+  if (const auto* v = find(model, "hidden_size"))
+    m.hidden_size = config_detail::as_positive_int(*v, "model.hidden_size");
+  if (const auto* v = find(model, "attention_heads"))
+    m.attention_heads = config_detail::as_positive_int(*v, "model.attention_heads");
+  if (const auto* v = find(model, "dropout"))
+    m.dropout = config_detail::as_number(*v, "model.dropout");
+  if (const auto* v = find(model, "lstm_layers"))
+    m.lstm_layers = config_detail::as_positive_int(*v, "model.lstm_layers");
+  if (const auto* v = find(model, "decoder_layers"))
+    m.decoder_layers = config_detail::as_positive_int(*v, "model.decoder_layers");
+  if (const auto* v = find(model, "encoder_length"))
+    m.encoder_length = config_detail::as_positive_int(*v, "model.encoder_length");
+  if (const auto* v = find(model, "prediction_length"))
+    m.prediction_length = config_detail::as_positive_int(*v, "model.prediction_length");
+  if (const auto* v = find(model, "quantiles"))
+    m.quantiles = config_detail::as_number_list(*v, "model.quantiles");
   if (const auto* v = find(model, "unit_chunks")) {
     const YamlValue& chunks = require_map(v, model.where, "model.unit_chunks");
     for (const auto& [unit, count] : chunks.entries) {
@@ -113,15 +122,19 @@ BenchConfig load_bench_config(const std::string& path) {
     return v ? config_detail::as_non_negative_int(*v, std::string("inputs.") + key) : 0;
   };
   InputSchema& s = m.schema;
-  s.static_categoricals = categoricals("s_cat", cardinalities(find(inputs, "static_categoricals"), "inputs.static_categoricals"));
+  s.static_categoricals = categoricals(
+      "s_cat", cardinalities(find(inputs, "static_categoricals"), "inputs.static_categoricals"));
   s.static_reals = reals("s_real", count("static_reals"));
   s.known_reals = reals("known", count("known_reals"));
-  s.known_categoricals = categoricals("k_cat", cardinalities(find(inputs, "known_categoricals"), "inputs.known_categoricals"));
+  s.known_categoricals = categoricals(
+      "k_cat", cardinalities(find(inputs, "known_categoricals"), "inputs.known_categoricals"));
   s.unknown_reals = reals("unknown", count("unknown_reals"));
-  s.unknown_categoricals = categoricals("u_cat", cardinalities(find(inputs, "unknown_categoricals"), "inputs.unknown_categoricals"));
+  s.unknown_categoricals = categoricals(
+      "u_cat", cardinalities(find(inputs, "unknown_categoricals"), "inputs.unknown_categoricals"));
   s.target = "target";
 
-  if (const auto* v = find(doc, "batch_size")) config.batch_size = config_detail::as_positive_int(*v, "batch_size");
+  if (const auto* v = find(doc, "batch_size"))
+    config.batch_size = config_detail::as_positive_int(*v, "batch_size");
   m.validate();
   return config;
 }

@@ -23,14 +23,10 @@ std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>&
                     {"grad_relative_error", r.grad_relative_error},
                     {"loss", r.loss}});
   }
-  const nlohmann::json document = {{"tool", "tft-bench"},
-                                   {"config", run.config},
-                                   {"device", run.device},
-                                   {"torch_version", run.torch_version},
-                                   {"threads", run.threads},
-                                   {"batch_size", run.batch_size},
-                                   {"steps", run.steps},
-                                   {"warmup", run.warmup},
+  const nlohmann::json document = {{"tool", "tft-bench"},    {"config", run.config},
+                                   {"device", run.device},   {"torch_version", run.torch_version},
+                                   {"threads", run.threads}, {"batch_size", run.batch_size},
+                                   {"steps", run.steps},     {"warmup", run.warmup},
                                    {"results", rows}};
   return document.dump(2) + "\n";
 }
@@ -38,7 +34,8 @@ std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>&
 std::string results_to_markdown(const std::vector<BenchResult>& results) {
   std::ostringstream out;
   out << "| strategy | step ms | overhead (measured) | overhead (seed formula) | peak activations "
-         "MiB | memory saved (measured) | memory saved (seed formula) | max abs grad diff | relative "
+         "MiB | memory saved (measured) | memory saved (seed formula) | max abs grad diff | "
+         "relative "
          "grad error | loss |\n"
       << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   char line[512];
@@ -65,7 +62,8 @@ std::string results_to_svg_chart(const std::vector<BenchResult>& results,
   max_overhead = std::ceil(max_overhead / 10) * 10;
   const double min_overhead = std::min(0.0, [&] {
     double lowest = 0;
-    for (const auto& r : results) lowest = std::min(lowest, (r.compute_overhead_measured - 1) * 100);
+    for (const auto& r : results)
+      lowest = std::min(lowest, (r.compute_overhead_measured - 1) * 100);
     return std::floor(lowest / 5) * 5;
   }());
   const double plot_w = width - left - right, plot_h = height - top - bottom;

@@ -9,19 +9,19 @@ namespace tft::bench {
 
 struct BenchResult {
   std::string strategy;
-  std::string summary;                 // CheckpointConfig::summary()
-  double step_seconds_median = 0;      // forward + backward + optimizer step
-  double forward_seconds_median = 0;   // forward only
+  std::string summary;                // CheckpointConfig::summary()
+  double step_seconds_median = 0;     // forward + backward + optimizer step
+  double forward_seconds_median = 0;  // forward only
   std::int64_t peak_activation_bytes = 0;
-  double memory_savings_measured = 0;  // 1 - peak / peak(none)
+  double memory_savings_measured = 0;    // 1 - peak / peak(none)
   double compute_overhead_measured = 0;  // step / step(none)
   double memory_savings_predicted = 0;   // the seed's formula
   double compute_overhead_predicted = 0;
-  double grad_max_abs_diff = 0;        // first step's gradients against none
+  double grad_max_abs_diff = 0;  // first step's gradients against none
   // |g - g_none| / |g_none| over every parameter's gradient as one vector (L2 norms): 0 unless
   // the boundaries are compressed.
   double grad_relative_error = 0;
-  double loss = 0;                     // first step's loss
+  double loss = 0;  // first step's loss
 };
 
 // What a run measured on: recorded beside its results, since numbers from different machines,

@@ -114,7 +114,8 @@ int main(int argc, char** argv) {
   int steps = 5, warmup = 1, threads = 2;
   std::string device_name = "cpu";
   std::string json_path, chart_path, markdown_path, profile_prefix;
-  app.add_option("--config", config_path, "bench YAML (model and batch shape)")->check(CLI::ExistingFile);
+  app.add_option("--config", config_path, "bench YAML (model and batch shape)")
+      ->check(CLI::ExistingFile);
   app.add_option("--strategies", strategies, "comma-separated strategies");
   app.add_option("--steps", steps, "measured steps per strategy")->check(CLI::PositiveNumber);
   app.add_option("--warmup", warmup, "unmeasured steps first")->check(CLI::NonNegativeNumber);
@@ -181,10 +182,11 @@ int main(int argc, char** argv) {
     }
 
     memory::MemoryMeter meter(device);
-    std::printf("tft-bench: %s on %s, batch %lld, %zu units, %d threads, %d warm-up + %d steps "
-                "each\n",
-                config_path.c_str(), device.str().c_str(), static_cast<long long>(config.batch_size),
-                unit_names.size(), threads, warmup, steps);
+    std::printf(
+        "tft-bench: %s on %s, batch %lld, %zu units, %d threads, %d warm-up + %d steps "
+        "each\n",
+        config_path.c_str(), device.str().c_str(), static_cast<long long>(config.batch_size),
+        unit_names.size(), threads, warmup, steps);
     struct StepTimes {
       double forward_s, step_s;
       int64_t peak;
@@ -242,13 +244,12 @@ int main(int argc, char** argv) {
     for (const auto& r : runners) {
       bench::BenchResult res;
       res.strategy = r.spec.label;
-      res.summary = r.plan_summary.empty()
-                        ? r.spec.config.summary()
-                        : "planned: " + r.plan_choice;
+      res.summary = r.plan_summary.empty() ? r.spec.config.summary() : "planned: " + r.plan_choice;
       res.step_seconds_median = median(r.step_seconds);
       res.forward_seconds_median = median(r.forward_seconds);
       res.peak_activation_bytes = r.peak;
-      res.memory_savings_measured = 1.0 - static_cast<double>(r.peak) / static_cast<double>(base.peak);
+      res.memory_savings_measured =
+          1.0 - static_cast<double>(r.peak) / static_cast<double>(base.peak);
       res.compute_overhead_measured = res.step_seconds_median / base_step;
       res.memory_savings_predicted = r.spec.config.memory_savings(unit_names.size());
       res.compute_overhead_predicted = r.spec.config.compute_overhead(unit_names.size());
@@ -269,9 +270,10 @@ int main(int argc, char** argv) {
     std::cout << "\n" << bench::results_to_markdown(results);
     // The physical floor of full recomputation: one more forward per step.
     const double floor = 1.0 + median(base.forward_seconds) / base_step;
-    std::printf("\nforward %.1f ms of a %.1f ms step without checkpointing: recomputing every unit "
-                "costs at least x%.3f (the physical floor)\n",
-                median(base.forward_seconds) * 1e3, base_step * 1e3, floor);
+    std::printf(
+        "\nforward %.1f ms of a %.1f ms step without checkpointing: recomputing every unit "
+        "costs at least x%.3f (the physical floor)\n",
+        median(base.forward_seconds) * 1e3, base_step * 1e3, floor);
     for (const auto& res : results) {
       if (res.strategy == "full") {
         std::printf("full checkpointing: x%.3f measured = %.2f x the floor\n",

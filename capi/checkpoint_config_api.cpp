@@ -64,9 +64,7 @@ tft_status tft_checkpoint_config_clone(const tft_checkpoint_config* config,
   TFT_API_END
 }
 
-void tft_checkpoint_config_free(tft_checkpoint_config* config) {
-  tft::capi::destroy(config);
-}
+void tft_checkpoint_config_free(tft_checkpoint_config* config) { tft::capi::destroy(config); }
 
 tft_status tft_checkpoint_config_set_checkpoint_attention(tft_checkpoint_config* config,
                                                           int enabled) {
@@ -81,8 +79,7 @@ tft_status tft_checkpoint_config_set_checkpoint_ffn(tft_checkpoint_config* confi
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_set_min_interval(tft_checkpoint_config* config,
-                                                  size_t interval) {
+tft_status tft_checkpoint_config_set_min_interval(tft_checkpoint_config* config, size_t interval) {
   TFT_API_BEGIN
   live(config, __func__, "config")->config.min_checkpoint_interval = interval;
   TFT_API_END
@@ -94,9 +91,9 @@ tft_status tft_checkpoint_config_get_strategy(const tft_checkpoint_config* confi
   const auto& strategy = live(config, __func__, "config")->config.strategy;
   require(out, __func__, "out");
   // The variant's alternatives are declared in the enum's order.
-  static_assert(std::is_same_v<std::variant_alternative_t<TFT_CHECKPOINT_DYNAMIC,
-                                                          tft::CheckpointStrategy>,
-                               tft::DynamicStrategy>);
+  static_assert(
+      std::is_same_v<std::variant_alternative_t<TFT_CHECKPOINT_DYNAMIC, tft::CheckpointStrategy>,
+                     tft::DynamicStrategy>);
   *out = static_cast<tft_checkpoint_strategy>(strategy.index());
   TFT_API_END
 }
@@ -163,22 +160,22 @@ tft_status tft_checkpoint_config_validate(const tft_checkpoint_config* config) {
 tft_status tft_checkpoint_config_get_summary(const tft_checkpoint_config* config, char* buf,
                                              size_t len, size_t* needed) {
   TFT_API_BEGIN
-  return tft::capi::copy_out(live(config, __func__, "config")->config.summary(), buf, len,
-                             needed, __func__);
+  return tft::capi::copy_out(live(config, __func__, "config")->config.summary(), buf, len, needed,
+                             __func__);
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_to_yaml(const tft_checkpoint_config* config, char* buf,
-                                         size_t len, size_t* needed) {
+tft_status tft_checkpoint_config_to_yaml(const tft_checkpoint_config* config, char* buf, size_t len,
+                                         size_t* needed) {
   TFT_API_BEGIN
   return tft::capi::copy_out(
-      tft::checkpoint_config_to_yaml(live(config, __func__, "config")->config), buf, len,
-      needed, __func__);
+      tft::checkpoint_config_to_yaml(live(config, __func__, "config")->config), buf, len, needed,
+      __func__);
   TFT_API_END
 }
 
-tft_status tft_checkpoint_config_to_json(const tft_checkpoint_config* config, char* buf,
-                                         size_t len, size_t* needed) {
+tft_status tft_checkpoint_config_to_json(const tft_checkpoint_config* config, char* buf, size_t len,
+                                         size_t* needed) {
   TFT_API_BEGIN
   return tft::capi::copy_out(
       tft::checkpoint_config_to_json_string(live(config, __func__, "config")->config), buf, len,

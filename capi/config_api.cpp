@@ -65,8 +65,7 @@ tft_status tft_config_set_value(tft_config* config, const char* key, const char*
   TFT_API_END
 }
 
-tft_status tft_config_set_checkpoint(tft_config* config,
-                                     const tft_checkpoint_config* checkpoint) {
+tft_status tft_config_set_checkpoint(tft_config* config, const tft_checkpoint_config* checkpoint) {
   TFT_API_BEGIN
   auto* handle = live(config, __func__, "config");
   handle->config.checkpoint = live(checkpoint, __func__, "checkpoint")->config;

@@ -32,8 +32,7 @@ tft_status tft_model_predict(tft_model* model, const char* csv_path, tft_predict
   TFT_API_BEGIN
   tft::SavedModel& saved = *live(model, __func__, "model")->saved;
   require(out, __func__, "out");
-  const tft::TimeSeriesDataset dataset =
-      saved.load_dataset(csv_path != nullptr ? csv_path : "");
+  const tft::TimeSeriesDataset dataset = saved.load_dataset(csv_path != nullptr ? csv_path : "");
   *out = tft::capi::make_predictions(dataset, saved.predict(dataset),
                                      saved.config().data.group_columns);
   TFT_API_END

@@ -8,14 +8,16 @@ namespace tft::capi {
 
 // The C structs in their fields' order, struct_size first.
 tft_metrics to_c(const ValidationMetrics& m) {
-  return tft_metrics{sizeof(tft_metrics), m.loss, m.q_risk_p50, m.q_risk_p90, m.mae_p50,
-                     m.windows};
+  return tft_metrics{sizeof(tft_metrics), m.loss, m.q_risk_p50, m.q_risk_p90, m.mae_p50, m.windows};
 }
 
 tft_memory_report to_c(const MemoryReport& m) {
-  return tft_memory_report{sizeof(tft_memory_report), m.checkpointed_peak_bytes,
-                           m.unchecked_peak_bytes,   m.measured_savings,
-                           m.predicted_savings,      m.predicted_compute_overhead,
+  return tft_memory_report{sizeof(tft_memory_report),
+                           m.checkpointed_peak_bytes,
+                           m.unchecked_peak_bytes,
+                           m.measured_savings,
+                           m.predicted_savings,
+                           m.predicted_compute_overhead,
                            m.num_units};
 }
 
@@ -30,8 +32,8 @@ tft_train_report* make_train_report(const TrainReport& r) {
   s.initial_validation_loss = r.initial_validation_loss;
   s.best_validation_loss = r.best_validation_loss;
   s.final_validation_loss = r.final_validation_loss;
-  s.final_train_loss = r.history.empty() ? std::numeric_limits<double>::quiet_NaN()
-                                         : r.history.back().train_loss;
+  s.final_train_loss =
+      r.history.empty() ? std::numeric_limits<double>::quiet_NaN() : r.history.back().train_loss;
   s.train_seconds = r.train_seconds;
   s.samples_per_second = r.samples_per_second;
   s.peak_activation_bytes = r.peak_activation_bytes;

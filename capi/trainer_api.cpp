@@ -48,8 +48,7 @@ tft_status train(tft_trainer* handle, tft_train_report** report, bool resume,
   live(handle, function, "trainer");
   tft::ProgressCallback progress;
   if (handle->progress != nullptr) {
-    progress = [fn = handle->progress, user = handle->progress_user](
-                   const tft::TrainProgress& p) {
+    progress = [fn = handle->progress, user = handle->progress_user](const tft::TrainProgress& p) {
       const tft_progress c = to_c(p);
       return fn(&c, user) == 0;
     };
@@ -75,8 +74,7 @@ tft_status tft_trainer_create(const tft_config* config, tft_trainer** out) {
 
 void tft_trainer_free(tft_trainer* trainer) { tft::capi::destroy(trainer); }
 
-tft_status tft_trainer_set_progress_callback(tft_trainer* trainer, tft_progress_fn fn,
-                                             void* user) {
+tft_status tft_trainer_set_progress_callback(tft_trainer* trainer, tft_progress_fn fn, void* user) {
   TFT_API_BEGIN
   auto* handle = live(trainer, __func__, "trainer");
   handle->progress = fn;

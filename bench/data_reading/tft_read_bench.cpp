@@ -57,8 +57,8 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double bytes = static_cast<double>(std::filesystem::file_size(config.data.path));
     nlohmann::json out;
-    out["format"] = tft::data_file_format(config.data) == tft::DataFileFormat::Parquet ? "parquet"
-                                                                                       : "csv";
+    out["format"] =
+        tft::data_file_format(config.data) == tft::DataFileFormat::Parquet ? "parquet" : "csv";
     out["file"] = config.data.path;
     out["rows"] = dataset.num_rows();
     out["series"] = dataset.series().size();

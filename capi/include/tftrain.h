@@ -134,8 +134,7 @@ TFT_API tft_status tft_checkpoint_config_create_uniform(size_t interval,
                                                         tft_checkpoint_config** out);
 TFT_API tft_status tft_checkpoint_config_create_selective(const size_t* layers, size_t count,
                                                           tft_checkpoint_config** out);
-TFT_API tft_status tft_checkpoint_config_create_dynamic(size_t num_layers,
-                                                        double memory_fraction,
+TFT_API tft_status tft_checkpoint_config_create_dynamic(size_t num_layers, double memory_fraction,
                                                         tft_checkpoint_config** out);
 TFT_API tft_status tft_checkpoint_config_create_none(tft_checkpoint_config** out);
 
@@ -156,8 +155,8 @@ TFT_API tft_status tft_checkpoint_config_set_min_interval(tft_checkpoint_config*
 /* Getters of the settings; the flags are 1 or 0. Errors: INVALID_ARGUMENT. */
 TFT_API tft_status tft_checkpoint_config_get_strategy(const tft_checkpoint_config* config,
                                                       tft_checkpoint_strategy* out);
-TFT_API tft_status tft_checkpoint_config_get_checkpoint_attention(
-    const tft_checkpoint_config* config, int* out);
+TFT_API tft_status
+tft_checkpoint_config_get_checkpoint_attention(const tft_checkpoint_config* config, int* out);
 TFT_API tft_status tft_checkpoint_config_get_checkpoint_ffn(const tft_checkpoint_config* config,
                                                             int* out);
 TFT_API tft_status tft_checkpoint_config_get_min_interval(const tft_checkpoint_config* config,
@@ -169,12 +168,12 @@ TFT_API tft_status tft_checkpoint_config_get_min_interval(const tft_checkpoint_c
  * 1 - ceil(n / k) / n; selective: 1 - chosen / n; 0 when nothing is checkpointed).
  * get_compute_overhead: the estimated training time relative to no checkpointing (>= 1).
  * Errors: INVALID_ARGUMENT. */
-TFT_API tft_status tft_checkpoint_config_get_should_checkpoint(
-    const tft_checkpoint_config* config, size_t layer, int* out);
+TFT_API tft_status tft_checkpoint_config_get_should_checkpoint(const tft_checkpoint_config* config,
+                                                               size_t layer, int* out);
 TFT_API tft_status tft_checkpoint_config_get_memory_savings(const tft_checkpoint_config* config,
                                                             size_t num_layers, double* out);
-TFT_API tft_status tft_checkpoint_config_get_compute_overhead(
-    const tft_checkpoint_config* config, size_t num_layers, double* out);
+TFT_API tft_status tft_checkpoint_config_get_compute_overhead(const tft_checkpoint_config* config,
+                                                              size_t num_layers, double* out);
 
 /* TFT_OK when the configuration is valid; CONFIG with the broken rule in tft_last_error()
  * otherwise (uniform interval 0, duplicate selective layers, dynamic out of range,
@@ -183,8 +182,8 @@ TFT_API tft_status tft_checkpoint_config_validate(const tft_checkpoint_config* c
 
 /* The human-readable summary ("Uniform checkpointing every 2 layers"), into a caller
  * buffer (see the conventions above). Errors: INVALID_ARGUMENT, BUFFER_TOO_SMALL. */
-TFT_API tft_status tft_checkpoint_config_get_summary(const tft_checkpoint_config* config,
-                                                     char* buf, size_t len, size_t* needed);
+TFT_API tft_status tft_checkpoint_config_get_summary(const tft_checkpoint_config* config, char* buf,
+                                                     size_t len, size_t* needed);
 
 /* YAML and JSON text (one schema: docs/config.md, section `checkpoint`), into a caller
  * buffer. Errors: INVALID_ARGUMENT, BUFFER_TOO_SMALL. */
@@ -281,25 +280,24 @@ typedef struct tft_predictions tft_predictions;
 /* One forecast's description (grows). */
 typedef struct tft_forecast_info {
   size_t struct_size;
-  size_t series;   /* index into the series (tft_predictions_get_series_name) */
-  int64_t origin;  /* time of the last encoder step, as the time column holds it: the integer,
-                      or microseconds since 1970-01-01T00:00:00Z for ISO 8601 times */
-  int is_future;   /* 1: the window after the data (actuals unknown, NaN) */
+  size_t series;  /* index into the series (tft_predictions_get_series_name) */
+  int64_t origin; /* time of the last encoder step, as the time column holds it: the integer,
+                     or microseconds since 1970-01-01T00:00:00Z for ISO 8601 times */
+  int is_future;  /* 1: the window after the data (actuals unknown, NaN) */
 } tft_forecast_info;
 
 TFT_API void tft_predictions_free(tft_predictions* predictions);
 
 /* The shape: forecasts, horizon steps (prediction_length) and quantiles per step; any
  * out-pointer may be NULL. Errors: INVALID_ARGUMENT. */
-TFT_API tft_status tft_predictions_get_shape(const tft_predictions* predictions,
-                                             size_t* forecasts, size_t* horizon,
-                                             size_t* quantiles);
+TFT_API tft_status tft_predictions_get_shape(const tft_predictions* predictions, size_t* forecasts,
+                                             size_t* horizon, size_t* quantiles);
 
 /* The quantile levels, e.g. {0.1, 0.5, 0.9}, into `levels` (room for `count`; see the
  * conventions for arrays above: *needed is the number of quantiles). Errors:
  * INVALID_ARGUMENT (levels NULL with count > 0), BUFFER_TOO_SMALL (nothing is written). */
-TFT_API tft_status tft_predictions_get_quantiles(const tft_predictions* predictions,
-                                                 double* levels, size_t count, size_t* needed);
+TFT_API tft_status tft_predictions_get_quantiles(const tft_predictions* predictions, double* levels,
+                                                 size_t count, size_t* needed);
 
 /* Forecast `index`'s description. Errors: INVALID_ARGUMENT (index out of range, info NULL or
  * its struct_size 0). */
@@ -321,8 +319,8 @@ TFT_API tft_status tft_predictions_get_series_name(const tft_predictions* predic
  * BUFFER_TOO_SMALL (the array is too short: nothing is written). */
 TFT_API tft_status tft_predictions_get_values(const tft_predictions* predictions, float* values,
                                               size_t count, size_t* needed);
-TFT_API tft_status tft_predictions_get_actuals(const tft_predictions* predictions,
-                                               float* actuals, size_t count, size_t* needed);
+TFT_API tft_status tft_predictions_get_actuals(const tft_predictions* predictions, float* actuals,
+                                               size_t count, size_t* needed);
 TFT_API tft_status tft_predictions_get_times(const tft_predictions* predictions, int64_t* times,
                                              size_t count, size_t* needed);
 
@@ -357,13 +355,13 @@ typedef enum tft_progress_kind {
 typedef struct tft_progress {
   size_t struct_size;
   tft_progress_kind kind;
-  int64_t epoch;           /* 1-based */
-  int64_t epochs;          /* training.epochs */
-  int64_t step;            /* 1-based within the epoch */
-  int64_t steps_per_epoch; /* steps of this epoch */
-  double train_loss;       /* mean training loss of the epoch so far (training on a GPU: over
-                              the steps read back from it, at most 0.1 s behind) */
-  double validation_loss;  /* TFT_PROGRESS_EPOCH only; NaN otherwise and without validation */
+  int64_t epoch;                 /* 1-based */
+  int64_t epochs;                /* training.epochs */
+  int64_t step;                  /* 1-based within the epoch */
+  int64_t steps_per_epoch;       /* steps of this epoch */
+  double train_loss;             /* mean training loss of the epoch so far (training on a GPU: over
+                                    the steps read back from it, at most 0.1 s behind) */
+  double validation_loss;        /* TFT_PROGRESS_EPOCH only; NaN otherwise and without validation */
   double samples_per_second;     /* this epoch so far */
   int64_t peak_activation_bytes; /* largest step of the epoch so far */
   double learning_rate;
@@ -377,12 +375,12 @@ typedef int (*tft_progress_fn)(const tft_progress* progress, void* user);
 /* Activation memory of one training step, measured (grows). */
 typedef struct tft_memory_report {
   size_t struct_size;
-  int64_t checkpointed_peak_bytes; /* checkpointing as configured */
-  int64_t unchecked_peak_bytes;    /* checkpointing off, same batch */
-  double measured_savings;         /* 1 - checkpointed / unchecked */
-  double predicted_savings;        /* estimated: tft_checkpoint_config_get_memory_savings */
+  int64_t checkpointed_peak_bytes;   /* checkpointing as configured */
+  int64_t unchecked_peak_bytes;      /* checkpointing off, same batch */
+  double measured_savings;           /* 1 - checkpointed / unchecked */
+  double predicted_savings;          /* estimated: tft_checkpoint_config_get_memory_savings */
   double predicted_compute_overhead; /* estimated: ..._get_compute_overhead */
-  size_t num_units;                /* checkpointable units of the model */
+  size_t num_units;                  /* checkpointable units of the model */
 } tft_memory_report;
 
 /* How a training run ended: a handle made by tft_trainer_train and tft_trainer_resume,
@@ -392,17 +390,17 @@ typedef struct tft_train_report tft_train_report;
 /* The run's figures (grows). */
 typedef struct tft_train_summary {
   size_t struct_size;
-  int64_t epochs_run;              /* completed epochs, resumed ones included */
-  int64_t best_epoch;              /* the epoch whose weights the model keeps (0: initial) */
-  int64_t resumed_from_epoch;      /* epochs a resumed snapshot held (0: a fresh run) */
-  int early_stopped;               /* 1 when early stopping ended the run */
-  double initial_validation_loss;  /* the untrained model's */
+  int64_t epochs_run;             /* completed epochs, resumed ones included */
+  int64_t best_epoch;             /* the epoch whose weights the model keeps (0: initial) */
+  int64_t resumed_from_epoch;     /* epochs a resumed snapshot held (0: a fresh run) */
+  int early_stopped;              /* 1 when early stopping ended the run */
+  double initial_validation_loss; /* the untrained model's */
   double best_validation_loss;
-  double final_validation_loss;    /* the last epoch's */
-  double final_train_loss;         /* the last epoch's mean training loss */
-  double train_seconds;            /* training steps only */
+  double final_validation_loss; /* the last epoch's */
+  double final_train_loss;      /* the last epoch's mean training loss */
+  double train_seconds;         /* training steps only */
   double samples_per_second;
-  int64_t peak_activation_bytes;   /* largest training step */
+  int64_t peak_activation_bytes; /* largest training step */
 } tft_train_summary;
 
 TFT_API void tft_train_report_free(tft_train_report* report);

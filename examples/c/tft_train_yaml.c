@@ -24,8 +24,7 @@ static int print_epoch(const tft_progress* p, void* user) {
 
 /* Reports the failed call's status and message; returns the exit status for errors. */
 static int failed(const char* what, tft_status status) {
-  fprintf(stderr, "tft_train_yaml: %s: %s: %s\n", what, tft_status_name(status),
-          tft_last_error());
+  fprintf(stderr, "tft_train_yaml: %s: %s: %s\n", what, tft_status_name(status), tft_last_error());
   return 1;
 }
 

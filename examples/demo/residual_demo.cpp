@@ -65,10 +65,11 @@ int main() {
   try {
     const auto plain_config = tft::CheckpointConfig::none();
     const auto ckpt_config = tft::CheckpointConfig::uniform(1);
-    std::printf("Residual stack: %lld blocks, width %lld, hidden %lld, batch %lldx%lld, dropout 0.1\n",
-                static_cast<long long>(kDepth), static_cast<long long>(kWidth),
-                static_cast<long long>(kHidden), static_cast<long long>(kBatch),
-                static_cast<long long>(kSteps));
+    std::printf(
+        "Residual stack: %lld blocks, width %lld, hidden %lld, batch %lldx%lld, dropout 0.1\n",
+        static_cast<long long>(kDepth), static_cast<long long>(kWidth),
+        static_cast<long long>(kHidden), static_cast<long long>(kBatch),
+        static_cast<long long>(kSteps));
     const TrainRun plain = train(plain_config);
     const TrainRun ckpt = train(ckpt_config);
 

@@ -4,7 +4,8 @@
 //   tft-train --config examples/configs/sp500.yaml [--data FILE | --parquet-file FILE]
 //             [--epochs N]
 //             [--output DIR] [--use-gradient-checkpointing | --no-gradient-checkpointing]
-//             [--use-qat] [--set KEY=VALUE]... [--resume] [--threads N] [--seed N] [--device cpu|cuda|cuda:N] [--nproc N]
+//             [--use-qat] [--set KEY=VALUE]... [--resume] [--threads N] [--seed N] [--device
+//             cpu|cuda|cuda:N] [--nproc N]
 //   tft-train predict --model DIR [--data FILE] [--output DIR]     (predict_command.h)
 //
 // Data parallelism (docs/distributed.md): started by torchrun (or any launcher that sets RANK,
@@ -18,10 +19,10 @@
 // --data with data.format parquet.
 // --use-gradient-checkpointing checkpoints every unit unless the YAML already chose a
 // strategy. --use-qat turns training.qat on (with the YAML's other qat settings), and works
-// together with checkpointing. Progress goes to stderr (a bar on a terminal, one line per epoch otherwise), the
-// summary to stdout. Exit status: 0 done, 1 error, 2 bad command line, 130 interrupted (Ctrl-C
-// stops at the next step; the last epoch's snapshot stays, --resume continues). Every failure
-// prints one line: "tft-train: <reason>".
+// together with checkpointing. Progress goes to stderr (a bar on a terminal, one line per epoch
+// otherwise), the summary to stdout. Exit status: 0 done, 1 error, 2 bad command line, 130
+// interrupted (Ctrl-C stops at the next step; the last epoch's snapshot stays, --resume continues).
+// Every failure prints one line: "tft-train: <reason>".
 #include <charconv>
 #include <csignal>
 #include <cstdint>
@@ -136,9 +137,10 @@ std::vector<std::string> without_nproc(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Trains a Temporal Fusion Transformer (LibTorch, gradient checkpointing) from a "
-               "YAML config.",
-               "tft-train"};
+  CLI::App app{
+      "Trains a Temporal Fusion Transformer (LibTorch, gradient checkpointing) from a "
+      "YAML config.",
+      "tft-train"};
   Options o;
   CLI::Option* config_option =
       app.add_option("--config", o.config, "training config (YAML, see docs/config.md)")
@@ -146,10 +148,10 @@ int main(int argc, char** argv) {
   tft_train::PredictOptions predict_options;
   CLI::App* predict = tft_train::add_predict_command(app, predict_options);
   app.require_subcommand(0, 1);
-  CLI::Option* data =
-      app.add_option("--data", o.data, "data file instead of data.path (CSV, or Parquet by its "
-                                       "extension or data.format)")
-          ->type_name("FILE");
+  CLI::Option* data = app.add_option("--data", o.data,
+                                     "data file instead of data.path (CSV, or Parquet by its "
+                                     "extension or data.format)")
+                          ->type_name("FILE");
   CLI::Option* parquet =
       app.add_option("--parquet-file", o.parquet_file, "Parquet file instead of data.path")
           ->type_name("FILE");
@@ -157,8 +159,7 @@ int main(int argc, char** argv) {
   CLI::Option* epochs = app.add_option("--epochs", o.epochs, "training.epochs")
                             ->check(integer_at_least<std::int64_t>(1))
                             ->type_name("N");
-  CLI::Option* output =
-      app.add_option("--output", o.output, "output.directory")->type_name("DIR");
+  CLI::Option* output = app.add_option("--output", o.output, "output.directory")->type_name("DIR");
   CLI::Option* use = app.add_flag("--use-gradient-checkpointing", o.use_checkpointing,
                                   "checkpoint every unit (unless the YAML sets a strategy)");
   CLI::Option* no = app.add_flag("--no-gradient-checkpointing", o.no_checkpointing,
@@ -182,9 +183,8 @@ int main(int argc, char** argv) {
   CLI::Option* seed = app.add_option("--seed", o.seed, "training.seed")
                           ->check(integer_at_least<std::uint64_t>(0))
                           ->type_name("N");
-  CLI::Option* device =
-      app.add_option("--device", o.device, "training.device: cpu, cuda or cuda:N")
-          ->type_name("DEVICE");
+  CLI::Option* device = app.add_option("--device", o.device, "training.device: cpu, cuda or cuda:N")
+                            ->type_name("DEVICE");
   app.add_option("--nproc", o.nproc,
                  "start N local ranks of a data-parallel job (docs/distributed.md)")
       ->check(CLI::Range(1, 1024))
@@ -206,14 +206,16 @@ int main(int argc, char** argv) {
     }
   }
   if (config_option->count() == 0) {
-    return fail(kExitUsage, "--config is required (see tft-train --help; to forecast with a "
-                            "saved model: tft-train predict --model DIR)");
+    return fail(kExitUsage,
+                "--config is required (see tft-train --help; to forecast with a "
+                "saved model: tft-train predict --model DIR)");
   }
 
   if (o.nproc > 1) {
     if (std::getenv("WORLD_SIZE") != nullptr) {
-      return fail(kExitUsage, "--nproc: WORLD_SIZE is set, so a launcher started this process "
-                              "already; drop --nproc");
+      return fail(kExitUsage,
+                  "--nproc: WORLD_SIZE is set, so a launcher started this process "
+                  "already; drop --nproc");
     }
     try {
       return tft_train::run_local_ranks(o.nproc, without_nproc(argc, argv));

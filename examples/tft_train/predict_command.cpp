@@ -15,8 +15,9 @@ CLI::App* add_predict_command(CLI::App& app, PredictOptions& options) {
   predict->add_option("--model", options.model, "a model folder written by training (DIR/model)")
       ->required()
       ->type_name("DIR");
-  predict->add_option("--data", options.data,
-                      "data laid out like the training data (default: the training data)")
+  predict
+      ->add_option("--data", options.data,
+                   "data laid out like the training data (default: the training data)")
       ->type_name("FILE");
   predict->add_option("--output", options.output, "where forecast.csv goes (default: predictions)")
       ->type_name("DIR");
@@ -45,8 +46,8 @@ void run_predict(const PredictOptions& options) {
   std::filesystem::create_directories(out);
   tft::write_forecast_csv(out / "forecast.csv", dataset, predictions,
                           saved.config().data.group_columns);
-  std::printf("%zu series: forecasts of the next %lld steps in %s\n",
-              dataset.series().size(), static_cast<long long>(predictions.prediction_length),
+  std::printf("%zu series: forecasts of the next %lld steps in %s\n", dataset.series().size(),
+              static_cast<long long>(predictions.prediction_length),
               (out / "forecast.csv").string().c_str());
 }
 

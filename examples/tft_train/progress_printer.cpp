@@ -86,7 +86,8 @@ bool ProgressPrinter::operator()(const TrainProgress& p) {
   if (p.step != p.steps && now - last_draw_ < std::chrono::milliseconds(100)) return true;
   last_draw_ = now;
   char buf[160];
-  std::snprintf(buf, sizeof buf, "epoch %lld/%lld  step %lld/%lld  loss %.4f  %.0f samples/s  act %s",
+  std::snprintf(buf, sizeof buf,
+                "epoch %lld/%lld  step %lld/%lld  loss %.4f  %.0f samples/s  act %s",
                 static_cast<long long>(p.epoch), static_cast<long long>(p.epochs),
                 static_cast<long long>(p.step), static_cast<long long>(p.steps), p.loss,
                 p.samples_per_second, format_bytes(p.peak_activation_bytes).c_str());

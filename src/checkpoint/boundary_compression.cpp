@@ -57,9 +57,9 @@ CompressedTensor BoundaryCache::compress(const at::Tensor& input, BoundaryDtype 
       found->second.version == input._version() && found->second.dtype == dtype) {
     return found->second.kept;
   }
-  Entry entry{c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(
-                  input.getIntrusivePtr()),
-              input._version(), dtype, checkpoint::compress(input, dtype)};
+  Entry entry{
+      c10::weak_intrusive_ptr<c10::TensorImpl, c10::UndefinedTensorImpl>(input.getIntrusivePtr()),
+      input._version(), dtype, checkpoint::compress(input, dtype)};
   CompressedTensor kept = entry.kept;
   entries_.insert_or_assign(key, std::move(entry));
   return kept;

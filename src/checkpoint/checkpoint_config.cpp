@@ -15,15 +15,13 @@ namespace tft {
 
 namespace {
 
-
 std::optional<CheckpointProblem> problem(const char* field, std::string rule) {
   return CheckpointProblem{field, std::string("checkpoint.") + field + ": " + std::move(rule)};
 }
 
 std::optional<CheckpointProblem> check_dynamic(const DynamicStrategy& d) {
   if (d.num_layers == 0) return problem("num_layers", "must be at least 1 (got 0)");
-  if (!std::isfinite(d.memory_fraction) || d.memory_fraction < 0.0 ||
-      d.memory_fraction > 1.0) {
+  if (!std::isfinite(d.memory_fraction) || d.memory_fraction < 0.0 || d.memory_fraction > 1.0) {
     return problem("memory_fraction", "must be a finite number in [0, 1] (got " +
                                           shortest_double(d.memory_fraction) + ")");
   }
@@ -41,8 +39,7 @@ std::optional<CheckpointProblem> find(const CheckpointConfig& c, const std::size
           std::set<std::size_t> seen;
           for (std::size_t index : s.layers) {
             if (num_units != nullptr && index >= *num_units) {
-              return problem("layers", "index " + std::to_string(index) +
-                                           " is out of range for " +
+              return problem("layers", "index " + std::to_string(index) + " is out of range for " +
                                            std::to_string(*num_units) + " units");
             }
             if (!seen.insert(index).second) {
@@ -162,9 +159,8 @@ std::size_t CheckpointConfig::dynamic_interval() const {
   if (std::isfinite(product) && product >= 1.0) {
     constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
     // Saturate instead of overflowing the conversion (only reachable with a bad fraction).
-    interval = product >= static_cast<double>(kMax)
-                   ? kMax
-                   : static_cast<std::size_t>(std::trunc(product));
+    interval =
+        product >= static_cast<double>(kMax) ? kMax : static_cast<std::size_t>(std::trunc(product));
   }
   if (interval < 1) interval = 1;
   if (interval < min_checkpoint_interval) interval = min_checkpoint_interval;

@@ -20,10 +20,11 @@ namespace {
 // Schema
 
 const std::vector<std::string>& schema_keys() {
-  static const std::vector<std::string> keys = {
-      "strategy",       "interval",           "layers",
-      "num_layers",     "memory_fraction",    "checkpoint_attention",
-      "checkpoint_ffn", "min_checkpoint_interval", "boundary_dtype"};
+  static const std::vector<std::string> keys = {"strategy",        "interval",
+                                                "layers",          "num_layers",
+                                                "memory_fraction", "checkpoint_attention",
+                                                "checkpoint_ffn",  "min_checkpoint_interval",
+                                                "boundary_dtype"};
   return keys;
 }
 
@@ -61,10 +62,8 @@ double get_number(const Value& v, const std::string& path) {
     case Value::Kind::UInt:
     case Value::Kind::NegInt:
     case Value::Kind::BigInt:
-    case Value::Kind::Float:
-      return v.number;
-    default:
-      fail(v.where, path, "expected a number, got " + v.shown);
+    case Value::Kind::Float: return v.number;
+    default: fail(v.where, path, "expected a number, got " + v.shown);
   }
 }
 
@@ -140,8 +139,7 @@ CheckpointConfig build(const Document& doc, const UnitNames* units) {
     for (const std::string& name : strategy_names()) known = known || name == v.text;
     if (!known) {
       fail(v.where, "checkpoint.strategy",
-           "unknown strategy '" + v.text + "' (expected one of: " + join(strategy_names()) +
-               ")");
+           "unknown strategy '" + v.text + "' (expected one of: " + join(strategy_names()) + ")");
     }
     strategy = v.text;
   }
@@ -165,15 +163,14 @@ CheckpointConfig build(const Document& doc, const UnitNames* units) {
   if (strategy == "uniform") {
     config = CheckpointConfig::uniform(get_size(entry("interval")->value, "checkpoint.interval"));
   } else if (strategy == "selective") {
-    config = CheckpointConfig::selective(
-        get_layers(entry("layers")->value, "checkpoint.layers", units));
+    config =
+        CheckpointConfig::selective(get_layers(entry("layers")->value, "checkpoint.layers", units));
   } else if (strategy == "dynamic") {
     // Not CheckpointConfig::dynamic(): its error could not carry the line; the checks below
     // (find_problem) apply the same rules and know where the key is.
     DynamicStrategy d;
     d.num_layers = get_size(entry("num_layers")->value, "checkpoint.num_layers");
-    d.memory_fraction =
-        get_number(entry("memory_fraction")->value, "checkpoint.memory_fraction");
+    d.memory_fraction = get_number(entry("memory_fraction")->value, "checkpoint.memory_fraction");
     config.strategy = d;
     config.checkpoint_attention = true;  // the strategy constructors' defaults
     config.checkpoint_ffn = true;
@@ -185,8 +182,7 @@ CheckpointConfig build(const Document& doc, const UnitNames* units) {
     config.checkpoint_ffn = get_bool(e->value, "checkpoint.checkpoint_ffn");
   }
   if (const Entry* e = entry("min_checkpoint_interval")) {
-    config.min_checkpoint_interval =
-        get_size(e->value, "checkpoint.min_checkpoint_interval");
+    config.min_checkpoint_interval = get_size(e->value, "checkpoint.min_checkpoint_interval");
   }
   if (const Entry* e = entry("boundary_dtype")) {
     config.boundary_dtype = get_boundary_dtype(e->value, "checkpoint.boundary_dtype");

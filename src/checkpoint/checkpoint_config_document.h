@@ -35,8 +35,7 @@ struct Document {
 };
 
 // Throws ConfigError("<where><path>: <what>").
-[[noreturn]] void fail(const std::string& where, const std::string& path,
-                       const std::string& what);
+[[noreturn]] void fail(const std::string& where, const std::string& path, const std::string& what);
 
 // Applies the schema to a document of either format (checkpoint_config_io.h has the rules).
 CheckpointConfig build(const Document& doc, const UnitNames* units);

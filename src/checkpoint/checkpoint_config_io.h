@@ -19,8 +19,9 @@
 //
 // Writing always emits indices (names are resolved when reading) and every key, so the text
 // reads back to an equal config; boundary_dtype only when it is not float32, so a config
-// without compressed boundaries writes the same text as before the key existed. JSON (nlohmann::json) lives in checkpoint_config_json.h and
-// YAML nodes in checkpoint_config_yaml_node.h, so this header pulls in neither library.
+// without compressed boundaries writes the same text as before the key existed. JSON
+// (nlohmann::json) lives in checkpoint_config_json.h and YAML nodes in
+// checkpoint_config_yaml_node.h, so this header pulls in neither library.
 #pragma once
 
 #include <string>

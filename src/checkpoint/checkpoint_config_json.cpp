@@ -23,9 +23,7 @@ Value json_value(const nlohmann::json& j) {
   v.shown = j.dump();
   if (v.shown.size() > 60) v.shown = v.shown.substr(0, 60) + "...";
   switch (j.type()) {
-    case nlohmann::json::value_t::null:
-      v.kind = Value::Kind::Null;
-      break;
+    case nlohmann::json::value_t::null: v.kind = Value::Kind::Null; break;
     case nlohmann::json::value_t::boolean:
       v.kind = Value::Kind::Bool;
       v.boolean = j.get<bool>();
@@ -89,8 +87,7 @@ nlohmann::json checkpoint_config_to_json(const CheckpointConfig& config) {
   return j;
 }
 
-CheckpointConfig checkpoint_config_from_json(const nlohmann::json& value,
-                                             const UnitNames* units) {
+CheckpointConfig checkpoint_config_from_json(const nlohmann::json& value, const UnitNames* units) {
   if (!value.is_object()) {
     fail("", "checkpoint", "expected an object, got " + json_value(value).shown);
   }

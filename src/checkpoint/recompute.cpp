@@ -43,7 +43,6 @@ const std::shared_ptr<RecomputeClock>& process_clock() {
   return *clock;
 }
 
-
 // Marks this thread as recomputing for the lifetime of the scope (nesting allowed).
 struct RecomputingScope {
   RecomputingScope() { ++recompute_depth; }
@@ -155,8 +154,7 @@ struct SegmentState : torch::CustomClassHolder {
   std::shared_ptr<memory::CpuMemoryAccount> memory_account = memory::current_cpu_memory_account();
 };
 
-std::vector<c10::Device> generator_devices(const TensorVector& inputs,
-                                           const TensorVector& params) {
+std::vector<c10::Device> generator_devices(const TensorVector& inputs, const TensorVector& params) {
   std::set<c10::DeviceIndex> cuda_devices;
   for (const auto* list : {&inputs, &params}) {
     for (const auto& t : *list) {
@@ -189,8 +187,8 @@ class ScopedRestore {
 
 class RecomputeFunction : public torch::autograd::Function<RecomputeFunction> {
  public:
-  static variable_list forward(AutogradContext* ctx, at::TensorList inputs,
-                               at::TensorList params, c10::intrusive_ptr<SegmentState> state) {
+  static variable_list forward(AutogradContext* ctx, at::TensorList inputs, at::TensorList params,
+                               c10::intrusive_ptr<SegmentState> state) {
     // Grad mode is off here (Function::apply turns it off), so fn records no graph.
     TensorVector input_vector(inputs.begin(), inputs.end());
     if (state->options.preserve_rng_state) {
@@ -243,8 +241,8 @@ class RecomputeFunction : public torch::autograd::Function<RecomputeFunction> {
     const bool create_graph = torch::autograd::GradMode::is_enabled();
     // Throws "Trying to backward through the graph a second time" once the buffers are freed.
     const variable_list saved = ctx->get_saved_variables();
-    auto state = c10::static_intrusive_pointer_cast<SegmentState>(
-        ctx->saved_data.at("segment").toCapsule());
+    auto state =
+        c10::static_intrusive_pointer_cast<SegmentState>(ctx->saved_data.at("segment").toCapsule());
 
     TensorVector inputs;
     inputs.reserve(state->num_inputs);
@@ -258,9 +256,9 @@ class RecomputeFunction : public torch::autograd::Function<RecomputeFunction> {
       if (const CompressedInput* record = compressed_at[i]) {
         TORCH_CHECK(record->version.current_version() == record->saved_version,
                     "one of the variables needed for gradient computation has been modified "
-                    "by an inplace operation: input ", i, " of a checkpointed segment (kept as ",
-                    boundary_dtype_name(state->boundary), ") is at version ",
-                    record->version.current_version(), "; expected version ",
+                    "by an inplace operation: input ",
+                    i, " of a checkpointed segment (kept as ", boundary_dtype_name(state->boundary),
+                    ") is at version ", record->version.current_version(), "; expected version ",
                     record->saved_version, " instead.");
         CompressedTensor kept;
         kept.payload = saved[record->payload];
@@ -298,8 +296,8 @@ class RecomputeFunction : public torch::autograd::Function<RecomputeFunction> {
       // current ones back afterwards (also when fn throws).
       const bool rng = state->options.preserve_rng_state;
       ScopedRestore<RngSnapshot> rng_scope(
-          state->rng, rng ? RngSnapshot::capture(generator_devices(inputs, state->params))
-                          : RngSnapshot(),
+          state->rng,
+          rng ? RngSnapshot::capture(generator_devices(inputs, state->params)) : RngSnapshot(),
           rng);
       const AutocastSnapshot autocast_now;
       const TrainingFlags training_now = TrainingFlags::capture(state->options.modules);
@@ -357,9 +355,9 @@ class RecomputeFunction : public torch::autograd::Function<RecomputeFunction> {
     variable_list grads(state->num_inputs + state->params.size() + 1);
     if (differentiated.empty() || targets.empty()) return grads;
 
-    TensorVector target_grads = torch::autograd::grad(
-        differentiated, targets, output_grads, /*retain_graph=*/create_graph, create_graph,
-        /*allow_unused=*/true);
+    TensorVector target_grads = torch::autograd::grad(differentiated, targets, output_grads,
+                                                      /*retain_graph=*/create_graph, create_graph,
+                                                      /*allow_unused=*/true);
     for (const auto k : c10::irange(targets.size())) grads[target_slot[k]] = target_grads[k];
     return grads;
   }
@@ -384,8 +382,8 @@ TensorVector checkpoint(SegmentFn fn, const TensorVector& inputs, const TensorVe
   state->num_inputs = inputs.size();
   state->params = params;
   const auto& installed = ThreadSlot<BoundarySetting>::current();
-  state->boundary = state->options.boundary.value_or(
-      installed ? installed->dtype : BoundaryDtype::kFloat32);
+  state->boundary =
+      state->options.boundary.value_or(installed ? installed->dtype : BoundaryDtype::kFloat32);
   if (installed && installed->dtype == state->boundary) state->cache = &installed->cache;
   return RecomputeFunction::apply(at::TensorList(inputs), at::TensorList(params), state);
 }

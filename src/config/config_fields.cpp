@@ -168,25 +168,26 @@ const std::vector<Field>& fields() {
     f.push_back(path("data.path", [](TrainConfig& c) -> std::string& { return c.data.path; }));
     f.push_back(
         string("data.format", [](TrainConfig& c) -> std::string& { return c.data.format; }));
-    f.push_back(Field{
-        "data.delimiter",
-        [](const TrainConfig& c) { return yaml_string(std::string(1, c.data.delimiter)); },
-        [](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
-          const std::string text = v.kind == YamlValue::Kind::String ? v.text : "";
-          if (v.kind != YamlValue::Kind::String || text.size() != 1) {
-            fail_at(v.where, k, "expected one character, got " + v.shown);
-          }
-          c.data.delimiter = text[0];
-        }});
+    f.push_back(
+        Field{"data.delimiter",
+              [](const TrainConfig& c) { return yaml_string(std::string(1, c.data.delimiter)); },
+              [](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
+                const std::string text = v.kind == YamlValue::Kind::String ? v.text : "";
+                if (v.kind != YamlValue::Kind::String || text.size() != 1) {
+                  fail_at(v.where, k, "expected one character, got " + v.shown);
+                }
+                c.data.delimiter = text[0];
+              }});
     f.push_back(string("data.time_column",
                        [](TrainConfig& c) -> std::string& { return c.data.time_column; }));
-    f.push_back(choice<TimeFormat>(
-        "data.time_format", [](TrainConfig& c) -> TimeFormat& { return c.data.time_format; },
-        {TimeFormat::Auto, TimeFormat::Integer, TimeFormat::Iso8601}));
+    f.push_back(choice<TimeFormat>("data.time_format",
+                                   [](TrainConfig& c) -> TimeFormat& { return c.data.time_format; },
+                                   {TimeFormat::Auto, TimeFormat::Integer, TimeFormat::Iso8601}));
     f.push_back(string_list("data.group_columns", [](TrainConfig& c) -> std::vector<std::string>& {
       return c.data.group_columns;
     }));
-    f.push_back(string("data.target", [](TrainConfig& c) -> std::string& { return c.data.target; }));
+    f.push_back(
+        string("data.target", [](TrainConfig& c) -> std::string& { return c.data.target; }));
     f.push_back(string_list("data.static_reals", [](TrainConfig& c) -> std::vector<std::string>& {
       return c.data.static_reals;
     }));
@@ -211,8 +212,7 @@ const std::vector<Field>& fields() {
     f.push_back(choice<MissingValuePolicy>(
         "data.missing_values",
         [](TrainConfig& c) -> MissingValuePolicy& { return c.data.missing_values; },
-        {MissingValuePolicy::Error, MissingValuePolicy::ForwardFill,
-         MissingValuePolicy::DropRow}));
+        {MissingValuePolicy::Error, MissingValuePolicy::ForwardFill, MissingValuePolicy::DropRow}));
     f.push_back(string_list("data.na_values", [](TrainConfig& c) -> std::vector<std::string>& {
       return c.data.na_values;
     }));
@@ -248,34 +248,34 @@ const std::vector<Field>& fields() {
     f.push_back(positive_int("windows.stride",
                              [](TrainConfig& c) -> std::int64_t& { return c.windows.stride; }));
     // split: one of two keys; null clears, setting one clears the other
-    f.push_back(Field{
-        "split.validation_fraction",
-        [](const TrainConfig& c) {
-          return c.split.validation_fraction ? yaml_double(*c.split.validation_fraction)
-                                             : std::string("null");
-        },
-        [](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
-          if (v.kind == YamlValue::Kind::Null) {
-            c.split.validation_fraction.reset();
-            return;
-          }
-          c.split.validation_fraction = as_number(v, k);
-          c.split.validation_steps.reset();
-        }});
-    f.push_back(Field{
-        "split.validation_steps",
-        [](const TrainConfig& c) {
-          return c.split.validation_steps ? std::to_string(*c.split.validation_steps)
-                                          : std::string("null");
-        },
-        [](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
-          if (v.kind == YamlValue::Kind::Null) {
-            c.split.validation_steps.reset();
-            return;
-          }
-          c.split.validation_steps = as_non_negative_int(v, k);
-          c.split.validation_fraction.reset();
-        }});
+    f.push_back(
+        Field{"split.validation_fraction",
+              [](const TrainConfig& c) {
+                return c.split.validation_fraction ? yaml_double(*c.split.validation_fraction)
+                                                   : std::string("null");
+              },
+              [](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
+                if (v.kind == YamlValue::Kind::Null) {
+                  c.split.validation_fraction.reset();
+                  return;
+                }
+                c.split.validation_fraction = as_number(v, k);
+                c.split.validation_steps.reset();
+              }});
+    f.push_back(
+        Field{"split.validation_steps",
+              [](const TrainConfig& c) {
+                return c.split.validation_steps ? std::to_string(*c.split.validation_steps)
+                                                : std::string("null");
+              },
+              [](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
+                if (v.kind == YamlValue::Kind::Null) {
+                  c.split.validation_steps.reset();
+                  return;
+                }
+                c.split.validation_steps = as_non_negative_int(v, k);
+                c.split.validation_fraction.reset();
+              }});
     // model
     f.push_back(positive_int("model.hidden_size",
                              [](TrainConfig& c) -> std::int64_t& { return c.model.hidden_size; }));
@@ -288,18 +288,16 @@ const std::vector<Field>& fields() {
     f.push_back(positive_int("model.decoder_layers", [](TrainConfig& c) -> std::int64_t& {
       return c.model.decoder_layers;
     }));
-    f.push_back(Field{
-        "model.quantiles", [](const TrainConfig& c) { return yaml_double_list(c.model.quantiles); },
-        [](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
-          c.model.quantiles = as_number_list(v, k);
-        }});
+    f.push_back(Field{"model.quantiles",
+                      [](const TrainConfig& c) { return yaml_double_list(c.model.quantiles); },
+                      [](TrainConfig& c, const YamlValue& v, const std::string& k,
+                         const SetContext&) { c.model.quantiles = as_number_list(v, k); }});
     f.push_back(Field{
         "model.unit_chunks",
         [](const TrainConfig& c) { return unit_chunks_text(c.model.unit_chunks); },
         [](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
           if (v.kind != YamlValue::Kind::Map) {
-            fail_at(v.where, k, "expected a mapping of unit names to chunk counts, got " +
-                                    v.shown);
+            fail_at(v.where, k, "expected a mapping of unit names to chunk counts, got " + v.shown);
           }
           std::map<std::string, std::int64_t> chunks;
           for (const auto& [unit, count] : v.entries) {
@@ -307,9 +305,8 @@ const std::vector<Field>& fields() {
           }
           c.model.unit_chunks = chunks;
         }});
-    f.push_back(non_negative_int("model.seasonality", [](TrainConfig& c) -> std::int64_t& {
-      return c.model.seasonality;
-    }));
+    f.push_back(non_negative_int(
+        "model.seasonality", [](TrainConfig& c) -> std::int64_t& { return c.model.seasonality; }));
     // training
     f.push_back(positive_int("training.epochs",
                              [](TrainConfig& c) -> std::int64_t& { return c.training.epochs; }));
@@ -331,28 +328,25 @@ const std::vector<Field>& fields() {
     }));
     f.push_back(number("training.lr_schedule.min_lr",
                        [](TrainConfig& c) -> double& { return c.training.lr_schedule.min_lr; }));
-    f.push_back(number("training.lr_schedule.threshold", [](TrainConfig& c) -> double& {
-      return c.training.lr_schedule.threshold;
-    }));
-    f.push_back(non_negative_int("training.lr_schedule.cooldown",
-                                 [](TrainConfig& c) -> std::int64_t& {
-                                   return c.training.lr_schedule.cooldown;
-                                 }));
+    f.push_back(number("training.lr_schedule.threshold",
+                       [](TrainConfig& c) -> double& { return c.training.lr_schedule.threshold; }));
+    f.push_back(non_negative_int(
+        "training.lr_schedule.cooldown",
+        [](TrainConfig& c) -> std::int64_t& { return c.training.lr_schedule.cooldown; }));
     f.push_back(non_negative_int(
         "training.early_stopping_patience",
         [](TrainConfig& c) -> std::int64_t& { return c.training.early_stopping_patience; }));
     f.push_back(non_negative_int(
         "training.snapshot_every_steps",
         [](TrainConfig& c) -> std::int64_t& { return c.training.snapshot_every_steps; }));
-    f.push_back(Field{
-        "training.seed", [](const TrainConfig& c) { return std::to_string(c.training.seed); },
-        [](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
-          c.training.seed = as_uint64(v, k);
-        }});
-    f.push_back(non_negative_int("training.threads",
-                                 [](TrainConfig& c) -> std::int64_t& { return c.training.threads; }));
-    f.push_back(
-        string("training.device", [](TrainConfig& c) -> std::string& { return c.training.device; }));
+    f.push_back(Field{"training.seed",
+                      [](const TrainConfig& c) { return std::to_string(c.training.seed); },
+                      [](TrainConfig& c, const YamlValue& v, const std::string& k,
+                         const SetContext&) { c.training.seed = as_uint64(v, k); }});
+    f.push_back(non_negative_int(
+        "training.threads", [](TrainConfig& c) -> std::int64_t& { return c.training.threads; }));
+    f.push_back(string("training.device",
+                       [](TrainConfig& c) -> std::string& { return c.training.device; }));
     f.push_back(choice<DistributedBackend>(
         "training.distributed.backend",
         [](TrainConfig& c) -> DistributedBackend& { return c.training.distributed.backend; },
@@ -383,7 +377,7 @@ const std::vector<Field>& fields() {
 }
 
 const std::vector<std::string>& section_order() {
-  static const std::vector<std::string> order = {"data",     "windows",    "split",  "model",
+  static const std::vector<std::string> order = {"data",     "windows",    "split", "model",
                                                  "training", "checkpoint", "output"};
   return order;
 }

@@ -149,8 +149,7 @@ std::optional<ConfigProblem> split_problem(const SplitConfig& s, const WindowCon
     if (n > 0 && n < w.prediction_length) {
       return problem("split.validation_steps",
                      "must be 0 (no validation) or at least windows.prediction_length " +
-                         std::to_string(w.prediction_length) + " (got " + std::to_string(n) +
-                         ")");
+                         std::to_string(w.prediction_length) + " (got " + std::to_string(n) + ")");
     }
   }
   return std::nullopt;
@@ -166,8 +165,7 @@ std::optional<ConfigProblem> model_problem(const TrainConfig& c) {
   } catch (const ConfigError& e) {
     const std::string message = e.what();
     const std::size_t colon = message.find(": ");
-    return ConfigProblem{colon == std::string::npos ? "model" : message.substr(0, colon),
-                         message};
+    return ConfigProblem{colon == std::string::npos ? "model" : message.substr(0, colon), message};
   }
   return std::nullopt;
 }
@@ -180,9 +178,8 @@ std::optional<ConfigProblem> training_problem(const TrainingConfig& t) {
                    "must be a positive number (got " + number(t.learning_rate) + ")");
   }
   if (!(finite(t.gradient_clip_norm) && t.gradient_clip_norm >= 0.0)) {
-    return problem("training.gradient_clip_norm",
-                   "must be 0 (off) or a positive number (got " +
-                       number(t.gradient_clip_norm) + ")");
+    return problem("training.gradient_clip_norm", "must be 0 (off) or a positive number (got " +
+                                                      number(t.gradient_clip_norm) + ")");
   }
   const LrScheduleConfig& s = t.lr_schedule;
   if (!(s.factor > 0.0 && s.factor < 1.0)) {
@@ -200,9 +197,9 @@ std::optional<ConfigProblem> training_problem(const TrainingConfig& t) {
                    "must be a non-negative number (got " + number(s.min_lr) + ")");
   }
   if (s.kind != LrScheduleKind::None && s.min_lr > t.learning_rate) {
-    return problem("training.lr_schedule.min_lr",
-                   number(s.min_lr) + " is above training.learning_rate " +
-                       number(t.learning_rate));
+    return problem(
+        "training.lr_schedule.min_lr",
+        number(s.min_lr) + " is above training.learning_rate " + number(t.learning_rate));
   }
   if (auto p = at_least("training.early_stopping_patience", t.early_stopping_patience, 0)) {
     return p;
@@ -228,8 +225,7 @@ std::optional<ConfigProblem> training_problem(const TrainingConfig& t) {
   if (t.qat.freeze_observers_epoch != 0 && t.qat.freeze_observers_epoch < t.qat.start_epoch) {
     return problem("training.qat.freeze_observers_epoch",
                    std::to_string(t.qat.freeze_observers_epoch) +
-                       " is before training.qat.start_epoch " +
-                       std::to_string(t.qat.start_epoch) +
+                       " is before training.qat.start_epoch " + std::to_string(t.qat.start_epoch) +
                        " (the observers would freeze before they observe; 0: never freeze)");
   }
   return std::nullopt;
@@ -318,15 +314,15 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
   const ModelSettings& n = b.model;
   const bool model_equal = m.hidden_size == n.hidden_size &&
                            m.attention_heads == n.attention_heads && m.dropout == n.dropout &&
-                           m.lstm_layers == n.lstm_layers &&
-                           m.decoder_layers == n.decoder_layers && m.quantiles == n.quantiles &&
-                           m.unit_chunks == n.unit_chunks && m.seasonality == n.seasonality;
+                           m.lstm_layers == n.lstm_layers && m.decoder_layers == n.decoder_layers &&
+                           m.quantiles == n.quantiles && m.unit_chunks == n.unit_chunks &&
+                           m.seasonality == n.seasonality;
   const TrainingConfig& t = a.training;
   const TrainingConfig& u = b.training;
   const bool training_equal =
-      t.epochs == u.epochs && t.batch_size == u.batch_size &&
-      t.learning_rate == u.learning_rate && t.gradient_clip_norm == u.gradient_clip_norm &&
-      t.lr_schedule.kind == u.lr_schedule.kind && t.lr_schedule.factor == u.lr_schedule.factor &&
+      t.epochs == u.epochs && t.batch_size == u.batch_size && t.learning_rate == u.learning_rate &&
+      t.gradient_clip_norm == u.gradient_clip_norm && t.lr_schedule.kind == u.lr_schedule.kind &&
+      t.lr_schedule.factor == u.lr_schedule.factor &&
       t.lr_schedule.patience == u.lr_schedule.patience &&
       t.lr_schedule.min_lr == u.lr_schedule.min_lr &&
       t.lr_schedule.threshold == u.lr_schedule.threshold &&
@@ -348,36 +344,27 @@ bool operator!=(const TrainConfig& a, const TrainConfig& b) { return !(a == b); 
 
 const char* to_string(MissingValuePolicy policy) {
   switch (policy) {
-    case MissingValuePolicy::Error:
-      return "error";
-    case MissingValuePolicy::ForwardFill:
-      return "forward_fill";
-    case MissingValuePolicy::DropRow:
-      return "drop_row";
+    case MissingValuePolicy::Error: return "error";
+    case MissingValuePolicy::ForwardFill: return "forward_fill";
+    case MissingValuePolicy::DropRow: return "drop_row";
   }
   return "error";
 }
 
 const char* to_string(TimeFormat format) {
   switch (format) {
-    case TimeFormat::Auto:
-      return "auto";
-    case TimeFormat::Integer:
-      return "integer";
-    case TimeFormat::Iso8601:
-      return "iso8601";
+    case TimeFormat::Auto: return "auto";
+    case TimeFormat::Integer: return "integer";
+    case TimeFormat::Iso8601: return "iso8601";
   }
   return "auto";
 }
 
 const char* to_string(ScalingMode mode) {
   switch (mode) {
-    case ScalingMode::PerSeries:
-      return "per_series";
-    case ScalingMode::Global:
-      return "global";
-    case ScalingMode::None:
-      return "none";
+    case ScalingMode::PerSeries: return "per_series";
+    case ScalingMode::Global: return "global";
+    case ScalingMode::None: return "none";
   }
   return "per_series";
 }
@@ -405,36 +392,27 @@ const char* to_string(TargetMethod method) {
 
 const char* to_string(TargetTransformation transformation) {
   switch (transformation) {
-    case TargetTransformation::None:
-      return "none";
-    case TargetTransformation::Log:
-      return "log";
-    case TargetTransformation::Log1p:
-      return "log1p";
-    case TargetTransformation::Softplus:
-      return "softplus";
+    case TargetTransformation::None: return "none";
+    case TargetTransformation::Log: return "log";
+    case TargetTransformation::Log1p: return "log1p";
+    case TargetTransformation::Softplus: return "softplus";
   }
   return "none";
 }
 
 const char* to_string(DistributedBackend backend) {
   switch (backend) {
-    case DistributedBackend::Auto:
-      return "auto";
-    case DistributedBackend::Gloo:
-      return "gloo";
-    case DistributedBackend::Nccl:
-      return "nccl";
+    case DistributedBackend::Auto: return "auto";
+    case DistributedBackend::Gloo: return "gloo";
+    case DistributedBackend::Nccl: return "nccl";
   }
   return "auto";
 }
 
 const char* to_string(LrScheduleKind kind) {
   switch (kind) {
-    case LrScheduleKind::None:
-      return "none";
-    case LrScheduleKind::ReduceOnPlateau:
-      return "reduce_on_plateau";
+    case LrScheduleKind::None: return "none";
+    case LrScheduleKind::ReduceOnPlateau: return "reduce_on_plateau";
   }
   return "none";
 }

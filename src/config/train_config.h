@@ -42,8 +42,9 @@ enum class TimeFormat {
 };
 
 // How the time-varying reals, and the target under data.target_normalizer.scope series, are
-// standardised ((x - mean) / std, fitted on the training part of each series only). Static reals are always standardised across series
-// (per-series statistics of a constant would be 0 / 0), except with None.
+// standardised ((x - mean) / std, fitted on the training part of each series only). Static reals
+// are always standardised across series (per-series statistics of a constant would be 0 / 0),
+// except with None.
 enum class ScalingMode {
   PerSeries,  // "per_series": one mean/std per series and column (the default)
   Global,     // "global": one mean/std per column over the training parts of all series
@@ -179,9 +180,9 @@ struct ModelSettings {
 
 struct LrScheduleConfig {
   LrScheduleKind kind = LrScheduleKind::ReduceOnPlateau;
-  double factor = 0.5;    // in (0, 1)
+  double factor = 0.5;        // in (0, 1)
   std::int64_t patience = 3;  // epochs, >= 1
-  double min_lr = 1e-6;   // >= 0
+  double min_lr = 1e-6;       // >= 0
   // A loss counts as better only below best * (1 - threshold) (PyTorch's relative mode);
   // in [0, 1).
   double threshold = 0.0;

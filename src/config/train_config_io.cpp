@@ -124,8 +124,7 @@ std::string strip_line_prefix(const std::string& message) {
   return colon == std::string::npos ? message : message.substr(colon + 2);
 }
 
-TrainConfig load(const std::string& text, const std::string& context,
-                 const std::string& base_dir) {
+TrainConfig load(const std::string& text, const std::string& context, const std::string& base_dir) {
   const YamlLocator loc{context, true};
   const std::string file_where = context.empty() ? "" : context + ": ";
   YAML::Node root;
@@ -137,8 +136,8 @@ TrainConfig load(const std::string& text, const std::string& context,
     throw ConfigError(file_where + "invalid YAML: " + e.msg);
   }
   if (!root.IsMap()) {
-    const std::string got = root.IsNull() ? "an empty document"
-                                          : to_value(root, loc, "", file_where).shown;
+    const std::string got =
+        root.IsNull() ? "an empty document" : to_value(root, loc, "", file_where).shown;
     throw ConfigError(file_where + "expected a mapping of sections (" + join(section_order()) +
                       "), got " + got);
   }
@@ -156,8 +155,7 @@ TrainConfig load(const std::string& text, const std::string& context,
   const YAML::Node& const_root = root;  // const operator[] never inserts
   if (const_root["checkpoint"]) {
     const UnitNames units = unit_names_for(config.model);
-    config.checkpoint =
-        checkpoint_config_from_yaml_node(const_root["checkpoint"], context, &units);
+    config.checkpoint = checkpoint_config_from_yaml_node(const_root["checkpoint"], context, &units);
   }
 
   if (const std::optional<ConfigProblem> p = config.find_problem()) {
@@ -232,8 +230,8 @@ void write_section(const TrainConfig& config, const std::string& prefix, int ind
     if (is_section(prefix)) break;
   }
   if (prefix.empty()) {
-    throw ConfigError("unknown key '" + dotted_key + "' (expected a key under one of: " +
-                      join(section_order()) + ")");
+    throw ConfigError("unknown key '" + dotted_key +
+                      "' (expected a key under one of: " + join(section_order()) + ")");
   }
   throw ConfigError(prefix + ": unknown key '" + dotted_key.substr(prefix.size() + 1) +
                     "' (expected one of: " + join(children(prefix)) + ")");
@@ -324,8 +322,7 @@ void set_config_value(TrainConfig& config, const std::string& dotted_key,
   const std::string checkpoint_prefix = "checkpoint.";
   if (const Field* field = find_field(dotted_key)) {
     field->set(updated, value, dotted_key, ctx);
-  } else if (dotted_key.rfind(chunks_prefix, 0) == 0 &&
-             dotted_key.size() > chunks_prefix.size()) {
+  } else if (dotted_key.rfind(chunks_prefix, 0) == 0 && dotted_key.size() > chunks_prefix.size()) {
     const std::string unit = dotted_key.substr(chunks_prefix.size());
     if (value.kind == YamlValue::Kind::Null) {
       updated.model.unit_chunks.erase(unit);

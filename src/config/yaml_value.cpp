@@ -62,8 +62,7 @@ YamlValue to_value(const YAML::Node& node, const YamlLocator& loc, const std::st
         const YAML::Node value = it->second;
         const std::string where = key.Mark().line < 0 ? v.where : loc.at(key.Mark());
         if (!key.IsScalar()) {
-          fail_at(where, path, "expected a key name, got " +
-                                   to_value(key, loc, path, where).shown);
+          fail_at(where, path, "expected a key name, got " + to_value(key, loc, path, where).shown);
         }
         for (const auto& earlier : v.entries) {
           if (earlier.first == key.Scalar()) {

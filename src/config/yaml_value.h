@@ -22,10 +22,10 @@ namespace config_detail {
 // A plain scalar's fields come from YamlScalar (common/yaml_scalar.h); Seq and Map are this
 // reader's own kinds.
 struct YamlValue : YamlScalar {
-  std::string where;         // "file:12: ", "line 12: " or ""
-  std::vector<YamlValue> items;                              // Seq
-  std::vector<std::pair<std::string, YamlValue>> entries;    // Map (keys in file order)
-  std::vector<std::string> entry_where;                      // Map: where each key is
+  std::string where;                                       // "file:12: ", "line 12: " or ""
+  std::vector<YamlValue> items;                            // Seq
+  std::vector<std::pair<std::string, YamlValue>> entries;  // Map (keys in file order)
+  std::vector<std::string> entry_where;                    // Map: where each key is
 };
 
 // Message prefixes: "" context gives "line 3: ", "a.yaml" gives "a.yaml:3: "; with

@@ -113,8 +113,9 @@ torch::Tensor unscale_target(const TimeSeriesDataset& dataset, const TrainingBat
   if (!center.defined() || !scale.defined() || center.dim() != 1 ||
       center.scalar_type() != torch::kFloat64 || !center.sizes().equals(scale.sizes()) ||
       scale.scalar_type() != torch::kFloat64) {
-    throw DataError("unscale_target: the batch's target_center and target_scale must be [B] "
-                    "float64 tensors");
+    throw DataError(
+        "unscale_target: the batch's target_center and target_scale must be [B] "
+        "float64 tensors");
   }
   const std::int64_t b = center.size(0);
   if (values.dim() < 1 || values.size(0) != b) {
@@ -125,22 +126,14 @@ torch::Tensor unscale_target(const TimeSeriesDataset& dataset, const TrainingBat
   shape[0] = b;
   // In double, so large levels (prices, volumes) keep their precision before the cast back.
   const auto device = values.device();
-  const torch::Tensor level = values.to(torch::kFloat64) * scale.view(shape).to(device) +
-                              center.view(shape).to(device);
+  const torch::Tensor level =
+      values.to(torch::kFloat64) * scale.view(shape).to(device) + center.view(shape).to(device);
   torch::Tensor original;
   switch (dataset.transforms().target_normalizer.transformation) {
-    case TargetTransformation::None:
-      original = level;
-      break;
-    case TargetTransformation::Log:
-      original = level.exp();
-      break;
-    case TargetTransformation::Log1p:
-      original = level.expm1();
-      break;
-    case TargetTransformation::Softplus:
-      original = torch::softplus(level);
-      break;
+    case TargetTransformation::None: original = level; break;
+    case TargetTransformation::Log: original = level.exp(); break;
+    case TargetTransformation::Log1p: original = level.expm1(); break;
+    case TargetTransformation::Softplus: original = torch::softplus(level); break;
   }
   return original.to(values.scalar_type());
 }

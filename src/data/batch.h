@@ -24,9 +24,9 @@ struct TrainingBatch {
   torch::Tensor target_scale;
 
   // A copy with every tensor on `device` (series, decoder_times and the target normalisation
-  // stay on the CPU: they are for writing results, not for the model). To a GPU the tensors go through pinned memory
-  // and the copies are queued, not waited for: a copy from ordinary (pageable) memory would
-  // first wait for all the GPU's queued work, once per batch.
+  // stay on the CPU: they are for writing results, not for the model). To a GPU the tensors go
+  // through pinned memory and the copies are queued, not waited for: a copy from ordinary
+  // (pageable) memory would first wait for all the GPU's queued work, once per batch.
   TrainingBatch to(const torch::Device& device) const;
 };
 

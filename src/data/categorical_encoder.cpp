@@ -59,8 +59,8 @@ const std::string& CategoricalEncoder::decode(std::int64_t code) const {
   static const std::string kUnknown;
   if (code == 0) return kUnknown;
   if (code < 0 || code > static_cast<std::int64_t>(categories_.size())) {
-    throw DataError("categorical encoder: code " + std::to_string(code) +
-                    " is out of range [0, " + std::to_string(cardinality()) + ")");
+    throw DataError("categorical encoder: code " + std::to_string(code) + " is out of range [0, " +
+                    std::to_string(cardinality()) + ")");
   }
   return categories_[static_cast<std::size_t>(code - 1)];
 }

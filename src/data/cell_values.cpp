@@ -47,38 +47,25 @@ bool looks_like_integer(std::string_view text) {
 std::string shown_cell(const Cell& cell) {
   switch (cell.kind) {
     case Cell::Kind::Text:
-    case Cell::Kind::String:
-      return show_string(std::string(cell.text));
-    case Cell::Kind::Null:
-      return "null";
-    case Cell::Kind::Real:
-      return shortest_double(cell.real);
-    case Cell::Kind::Integer:
-      return std::to_string(cell.integer);
-    case Cell::Kind::Timestamp:
-      return format_iso8601(cell.integer, false);
-    case Cell::Kind::Date:
-      return format_iso8601(cell.integer, true);
+    case Cell::Kind::String: return show_string(std::string(cell.text));
+    case Cell::Kind::Null: return "null";
+    case Cell::Kind::Real: return shortest_double(cell.real);
+    case Cell::Kind::Integer: return std::to_string(cell.integer);
+    case Cell::Kind::Timestamp: return format_iso8601(cell.integer, false);
+    case Cell::Kind::Date: return format_iso8601(cell.integer, true);
   }
   return {};
 }
 
 const char* kind_noun(Cell::Kind kind) {
   switch (kind) {
-    case Cell::Kind::Text:
-      return "text";
-    case Cell::Kind::String:
-      return "string";
-    case Cell::Kind::Null:
-      return "null";
-    case Cell::Kind::Real:
-      return "floating-point number";
-    case Cell::Kind::Integer:
-      return "integer";
-    case Cell::Kind::Timestamp:
-      return "timestamp";
-    case Cell::Kind::Date:
-      return "date";
+    case Cell::Kind::Text: return "text";
+    case Cell::Kind::String: return "string";
+    case Cell::Kind::Null: return "null";
+    case Cell::Kind::Real: return "floating-point number";
+    case Cell::Kind::Integer: return "integer";
+    case Cell::Kind::Timestamp: return "timestamp";
+    case Cell::Kind::Date: return "date";
   }
   return "value";
 }
@@ -100,14 +87,10 @@ bool CellReader::is_na_text(std::string_view text) const {
 
 bool CellReader::is_na(const Cell& cell) const {
   switch (cell.kind) {
-    case Cell::Kind::Text:
-      return is_na_text(cell.text);
-    case Cell::Kind::Null:
-      return true;
-    case Cell::Kind::Real:
-      return std::isnan(cell.real);
-    default:
-      return false;
+    case Cell::Kind::Text: return is_na_text(cell.text);
+    case Cell::Kind::Null: return true;
+    case Cell::Kind::Real: return std::isnan(cell.real);
+    default: return false;
   }
 }
 
@@ -144,9 +127,7 @@ double CellReader::number(const Cell& cell, std::size_t position, const std::str
       if (result == NumberResult::NotFinite) value = std::numeric_limits<double>::infinity();
       break;
     }
-    case Cell::Kind::Real:
-      value = cell.real;
-      break;
+    case Cell::Kind::Real: value = cell.real; break;
     case Cell::Kind::Integer:
       // Exact below 2^53; stored reals are float32, which rounds a CSV's integers alike.
       value = static_cast<double>(cell.integer);
@@ -158,10 +139,10 @@ double CellReader::number(const Cell& cell, std::size_t position, const std::str
   }
   if (!std::isfinite(value) ||
       (as_float32 && std::fabs(value) > static_cast<double>(std::numeric_limits<float>::max()))) {
-    fail_column(source_, position, column,
-                std::string(as_float32 ? "not a finite float32 number: "
-                                       : "not a finite number: ") +
-                    shown_cell(cell));
+    fail_column(
+        source_, position, column,
+        std::string(as_float32 ? "not a finite float32 number: " : "not a finite number: ") +
+            shown_cell(cell));
   }
   return value;
 }

@@ -29,8 +29,8 @@ class HeaderIndex {
   int column(const std::string& name, const std::string& key) const {
     const auto it = index_.find(name);
     if (it == index_.end()) {
-      fail(name, "not in the header (named by " + key + "; columns: " +
-                     join(source_.header()) + ")");
+      fail(name,
+           "not in the header (named by " + key + "; columns: " + join(source_.header()) + ")");
     }
     if (std::find(duplicated_.begin(), duplicated_.end(), name) != duplicated_.end()) {
       fail(name, "appears more than once in the header");
@@ -45,8 +45,7 @@ class HeaderIndex {
     const DerivedFeature d = derived_feature(name);
     if (d == DerivedFeature::None) column(name, key);  // throws: not in the header
     if (!known) {
-      fail(name, "not in the header, and derived features (" +
-                     join(derived_feature_names()) +
+      fail(name, "not in the header, and derived features (" + join(derived_feature_names()) +
                      ") are known in advance: list it under data.known_reals or "
                      "data.known_categoricals (named by " +
                      key + ")");
@@ -85,8 +84,8 @@ void plan_time_varying(const HeaderIndex& header, const DataConfig& data, Column
   plan.reals.push_back(
       PlannedReal{data.target, header.source(data.target, "data.target", false, false)});
 
-  const auto add_categoricals = [&](const std::vector<CategoricalColumn>& columns,
-                                    const char* list, bool known) {
+  const auto add_categoricals = [&](const std::vector<CategoricalColumn>& columns, const char* list,
+                                    bool known) {
     for (std::size_t i = 0; i < columns.size(); ++i) {
       plan.categoricals.push_back(PlannedCategorical{
           columns[i].name, header.source(columns[i].name, item_key(list, i), known, true),
@@ -101,16 +100,16 @@ void plan_static(const HeaderIndex& header, const DataConfig& data, ColumnPlan& 
   for (std::size_t i = 0; i < data.static_reals.size(); ++i) {
     const std::string& name = data.static_reals[i];
     plan.static_reals.push_back(PlannedReal{
-        name, ColumnSource{header.column(name, item_key("static_reals", i)),
-                           DerivedFeature::None}});
+        name,
+        ColumnSource{header.column(name, item_key("static_reals", i)), DerivedFeature::None}});
   }
   for (std::size_t i = 0; i < data.static_categoricals.size(); ++i) {
     const CategoricalColumn& c = data.static_categoricals[i];
-    plan.static_categoricals.push_back(PlannedCategorical{
-        c.name,
-        ColumnSource{header.column(c.name, item_key("static_categoricals", i)),
-                     DerivedFeature::None},
-        c.embedding_dim});
+    plan.static_categoricals.push_back(
+        PlannedCategorical{c.name,
+                           ColumnSource{header.column(c.name, item_key("static_categoricals", i)),
+                                        DerivedFeature::None},
+                           c.embedding_dim});
   }
 }
 
@@ -121,8 +120,8 @@ ColumnPlan plan_columns(const RowSource& source, const DataConfig& data) {
   ColumnPlan plan;
   plan.time = header.column(data.time_column, "data.time_column");
   for (std::size_t i = 0; i < data.group_columns.size(); ++i) {
-    plan.groups.push_back(header.column(data.group_columns[i],
-                                        "data.group_columns[" + std::to_string(i) + "]"));
+    plan.groups.push_back(
+        header.column(data.group_columns[i], "data.group_columns[" + std::to_string(i) + "]"));
   }
   plan_time_varying(header, data, plan);
   plan_static(header, data, plan);

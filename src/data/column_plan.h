@@ -40,7 +40,7 @@ struct ColumnPlan {
   std::vector<PlannedCategorical> categoricals;
   std::vector<PlannedReal> static_reals;
   std::vector<PlannedCategorical> static_categoricals;
-  std::string needs_calendar;  // a calendar feature in use, if any
+  std::string needs_calendar;    // a calendar feature in use, if any
   bool header_has_hour = false;  // a column named "hour" is read, not derived
 
   // The header columns to read (RowSource::select_columns): time, groups and every named

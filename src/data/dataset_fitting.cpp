@@ -30,11 +30,10 @@ void DatasetBuilder::encode_categoricals() {
     const PlannedCategorical& col = plan_.categoricals[c];
     const std::vector<std::string>& values = category_values_[c];
     std::vector<std::int32_t>& column = ds_.categoricals_[c];
-    const CategoricalEncoder encoder =
-        fitted_ != nullptr ? fitted_encoder(col.name)
-        : col.source.derived != DerivedFeature::None
-            ? CategoricalEncoder(calendar_domain(col.source.derived))
-            : CategoricalEncoder::fit_on_rows(values, column, parts);
+    const CategoricalEncoder encoder = fitted_ != nullptr ? fitted_encoder(col.name)
+                                       : col.source.derived != DerivedFeature::None
+                                           ? CategoricalEncoder(calendar_domain(col.source.derived))
+                                           : CategoricalEncoder::fit_on_rows(values, column, parts);
     encoder.encode_ids(values, column);
     ds_.transforms_.encoders[col.name] = encoder;
     ds_.categorical_names_.push_back(col.name);

@@ -34,16 +34,15 @@ void DatasetBuilder::split() {
     if (s.length < span) {
       fail(s.first_line, "series " + s.label + ": " + std::to_string(s.length) +
                              " rows, shorter than one window (windows.encoder_length " +
-                             std::to_string(w.encoder_length) +
-                             " + windows.prediction_length " +
-                             std::to_string(w.prediction_length) + " = " +
-                             std::to_string(span) + " rows)");
+                             std::to_string(w.encoder_length) + " + windows.prediction_length " +
+                             std::to_string(w.prediction_length) + " = " + std::to_string(span) +
+                             " rows)");
     }
     const std::int64_t v = validation_rows(s.length, config_.split);
     s.train_rows = s.length - v;
     if (s.train_rows < 1) {
-      fail(s.first_line, "series " + s.label + ": split.validation_steps " +
-                             std::to_string(v) + " leaves no training rows (the series has " +
+      fail(s.first_line, "series " + s.label + ": split.validation_steps " + std::to_string(v) +
+                             " leaves no training rows (the series has " +
                              std::to_string(s.length) + " rows)");
     }
   }
@@ -58,8 +57,8 @@ void DatasetBuilder::make_schema() {
   auto variables = [&](const std::vector<CategoricalColumn>& columns) {
     std::vector<CategoricalVariable> out;
     for (const CategoricalColumn& c : columns) {
-      out.push_back(CategoricalVariable{
-          c.name, ds_.transforms_.encoders.at(c.name).cardinality(), c.embedding_dim});
+      out.push_back(CategoricalVariable{c.name, ds_.transforms_.encoders.at(c.name).cardinality(),
+                                        c.embedding_dim});
     }
     return out;
   };
@@ -114,8 +113,9 @@ void DatasetBuilder::make_windows() {
   if (ds_.training_windows_.empty()) {
     fail(source_.header_position(),
          "no training windows: the training part of every series is shorter than one "
-         "window (windows.encoder_length " + std::to_string(w.encoder_length) +
-             " + windows.prediction_length " + std::to_string(w.prediction_length) +
+         "window (windows.encoder_length " +
+             std::to_string(w.encoder_length) + " + windows.prediction_length " +
+             std::to_string(w.prediction_length) +
              "); shorten the windows or the validation part (split)");
   }
   const bool wants_validation =
@@ -124,7 +124,8 @@ void DatasetBuilder::make_windows() {
   if (wants_validation && ds_.validation_windows_.empty()) {
     fail(source_.header_position(),
          "no validation windows: no series has a validation part of at least "
-         "windows.prediction_length (" + std::to_string(w.prediction_length) +
+         "windows.prediction_length (" +
+             std::to_string(w.prediction_length) +
              ") rows; enlarge split.validation_fraction or split.validation_steps, or set "
              "it to 0 for no validation");
   }

@@ -21,31 +21,21 @@ int calendar_low(DerivedFeature feature) {
 
 int calendar_high(DerivedFeature feature) {
   switch (feature) {
-    case DerivedFeature::DayOfWeek:
-      return 6;
-    case DerivedFeature::Month:
-      return 12;
-    case DerivedFeature::DayOfMonth:
-      return 31;
-    case DerivedFeature::Hour:
-      return 23;
-    default:
-      return 0;
+    case DerivedFeature::DayOfWeek: return 6;
+    case DerivedFeature::Month: return 12;
+    case DerivedFeature::DayOfMonth: return 31;
+    case DerivedFeature::Hour: return 23;
+    default: return 0;
   }
 }
 
 int calendar_value(DerivedFeature feature, const DateTimeFields& fields) {
   switch (feature) {
-    case DerivedFeature::DayOfWeek:
-      return day_of_week(fields.year, fields.month, fields.day);
-    case DerivedFeature::Month:
-      return fields.month;
-    case DerivedFeature::DayOfMonth:
-      return fields.day;
-    case DerivedFeature::Hour:
-      return fields.hour;
-    default:
-      return 0;
+    case DerivedFeature::DayOfWeek: return day_of_week(fields.year, fields.month, fields.day);
+    case DerivedFeature::Month: return fields.month;
+    case DerivedFeature::DayOfMonth: return fields.day;
+    case DerivedFeature::Hour: return fields.hour;
+    default: return 0;
   }
 }
 

@@ -108,8 +108,8 @@ class FutureSampleWriter {
       for (std::int64_t t = 0; t < enc_; ++t) {
         float value;
         if (!column) {
-          value = static_cast<float>((static_cast<double>(t) - static_cast<double>(enc_)) *
-                                     inv_enc_);
+          value =
+              static_cast<float>((static_cast<double>(t) - static_cast<double>(enc_)) * inv_enc_);
         } else if (is_target) {
           value = static_cast<float>(
               dataset_.normalize_target((*column)[static_cast<std::size_t>(base + t)], target));
@@ -127,8 +127,7 @@ class FutureSampleWriter {
     for (std::size_t j = 0; j < variables.size(); ++j) {
       const std::vector<std::int32_t>& column = dataset_.categorical_column(variables[j].name);
       for (std::int64_t t = 0; t < enc_; ++t) {
-        out_.encoder_categoricals[t * widths_.encoder_categoricals +
-                                  static_cast<std::int64_t>(j)] =
+        out_.encoder_categoricals[t * widths_.encoder_categoricals + static_cast<std::int64_t>(j)] =
             column[static_cast<std::size_t>(base + t)];
       }
     }
@@ -202,8 +201,8 @@ class FutureSampleWriter {
         const std::int64_t code =
             calendar ? encoder.encode(std::to_string(future_calendar_value(name, t)))
                      : column[static_cast<std::size_t>(last_row_)];
-        out_.decoder_categoricals[t * widths_.decoder_categoricals +
-                                  static_cast<std::int64_t>(j)] = code;
+        out_.decoder_categoricals[t * widths_.decoder_categoricals + static_cast<std::int64_t>(j)] =
+            code;
       }
     }
   }

@@ -64,9 +64,8 @@ std::optional<ParsedTime> parse_iso8601(std::string_view text, std::string* why)
   ParsedTime out;
   DateTimeFields& f = out.fields;
   std::size_t pos = 0;
-  if (!digits(text, pos, 4, f.year) || !expect(text, pos, '-') ||
-      !digits(text, pos, 2, f.month) || !expect(text, pos, '-') ||
-      !digits(text, pos, 2, f.day)) {
+  if (!digits(text, pos, 4, f.year) || !expect(text, pos, '-') || !digits(text, pos, 2, f.month) ||
+      !expect(text, pos, '-') || !digits(text, pos, 2, f.day)) {
     return failure(why, "expected a date YYYY-MM-DD");
   }
   if (f.month < 1 || f.month > 12) {
@@ -135,8 +134,8 @@ std::optional<ParsedTime> parse_iso8601(std::string_view text, std::string* why)
   if (pos != text.size()) return failure(why, "unexpected text after the date-time");
 
   const std::int64_t seconds = days_from_civil(f.year, f.month, f.day) * 86400 +
-                               static_cast<std::int64_t>(f.hour) * 3600 + f.minute * 60 +
-                               f.second - static_cast<std::int64_t>(f.offset_minutes) * 60;
+                               static_cast<std::int64_t>(f.hour) * 3600 + f.minute * 60 + f.second -
+                               static_cast<std::int64_t>(f.offset_minutes) * 60;
   out.micros = seconds * kMicrosPerSecond + f.microsecond;
   return out;
 }
@@ -179,8 +178,8 @@ std::string format_iso8601(std::int64_t micros, bool date_only, bool utc_designa
     std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06d", f.year, f.month, f.day,
                   f.hour, f.minute, f.second, f.microsecond);
   } else {
-    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d", f.year, f.month, f.day,
-                  f.hour, f.minute, f.second);
+    std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d", f.year, f.month, f.day, f.hour,
+                  f.minute, f.second);
   }
   return utc_designator ? std::string(buf) + "Z" : std::string(buf);
 }

@@ -27,12 +27,12 @@ namespace tft {
 
 struct DateTimeFields {
   int year = 1970;
-  int month = 1;         // 1-12
-  int day = 1;           // 1-31
-  int hour = 0;          // 0-23
-  int minute = 0;        // 0-59
-  int second = 0;        // 0-59
-  int microsecond = 0;   // 0-999999
+  int month = 1;           // 1-12
+  int day = 1;             // 1-31
+  int hour = 0;            // 0-23
+  int minute = 0;          // 0-59
+  int second = 0;          // 0-59
+  int microsecond = 0;     // 0-999999
   int offset_minutes = 0;  // east of UTC; 0 for Z or no designator
   bool has_time = false;   // false for a bare date
   bool has_zone = false;   // a Z or an offset was written

@@ -58,14 +58,12 @@ bool is_supported(const arrow::DataType& type) {
     case arrow::Type::STRING_VIEW:
     case arrow::Type::TIMESTAMP:
     case arrow::Type::DATE32:
-    case arrow::Type::DATE64:
-      return true;
+    case arrow::Type::DATE64: return true;
     case arrow::Type::DICTIONARY: {
       const auto& value_type = *static_cast<const arrow::DictionaryType&>(type).value_type();
       return is_supported(value_type) && value_type.id() != arrow::Type::DICTIONARY;
     }
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -94,8 +92,7 @@ class ParquetRowSource final : public RowSource {
     for (const int index : columns) {
       const std::shared_ptr<arrow::Field>& field = schema_->field(index);
       if (!is_supported(*field->type())) {
-        fail_file("column '" + field->name() + "': the Parquet type " +
-                  field->type()->ToString() +
+        fail_file("column '" + field->name() + "': the Parquet type " + field->type()->ToString() +
                   " is not supported (integers, booleans, floats, doubles, strings, "
                   "dictionaries of them, dates and timestamps are); cast it when writing the "
                   "file");
@@ -275,8 +272,7 @@ class ParquetRowSource final : public RowSource {
           fail_at(position, column, "timestamp " + std::to_string(value) + " ms is out of range");
         }
         return micros;
-      case arrow::TimeUnit::MICRO:
-        return value;
+      case arrow::TimeUnit::MICRO: return value;
       case arrow::TimeUnit::NANO:
         if (value % 1000 != 0) {
           fail_at(position, column,
@@ -290,8 +286,8 @@ class ParquetRowSource final : public RowSource {
   }
 
   // The cell of row `i` of `array` (of the column's type, or a dictionary's values).
-  void fill(Cell& cell, const Column& column, const arrow::Array& array,
-            const arrow::Array* local, std::int64_t i, std::size_t position) const {
+  void fill(Cell& cell, const Column& column, const arrow::Array& array, const arrow::Array* local,
+            std::int64_t i, std::size_t position) const {
     if (array.IsNull(i)) {
       cell.kind = Cell::Kind::Null;
       return;
@@ -309,8 +305,7 @@ class ParquetRowSource final : public RowSource {
       cell.text = v;
     };
     switch (array.type_id()) {
-      case arrow::Type::INT8:
-        return integer(static_cast<const arrow::Int8Array&>(array).Value(i));
+      case arrow::Type::INT8: return integer(static_cast<const arrow::Int8Array&>(array).Value(i));
       case arrow::Type::INT16:
         return integer(static_cast<const arrow::Int16Array&>(array).Value(i));
       case arrow::Type::INT32:
@@ -332,10 +327,8 @@ class ParquetRowSource final : public RowSource {
       }
       case arrow::Type::BOOL:
         return integer(static_cast<const arrow::BooleanArray&>(array).Value(i) ? 1 : 0);
-      case arrow::Type::FLOAT:
-        return real(static_cast<const arrow::FloatArray&>(array).Value(i));
-      case arrow::Type::DOUBLE:
-        return real(static_cast<const arrow::DoubleArray&>(array).Value(i));
+      case arrow::Type::FLOAT: return real(static_cast<const arrow::FloatArray&>(array).Value(i));
+      case arrow::Type::DOUBLE: return real(static_cast<const arrow::DoubleArray&>(array).Value(i));
       case arrow::Type::STRING:
         return string(static_cast<const arrow::StringArray&>(array).GetView(i));
       case arrow::Type::LARGE_STRING:
@@ -353,16 +346,18 @@ class ParquetRowSource final : public RowSource {
         cell.kind = Cell::Kind::Timestamp;
         cell.integer = timestamp_micros(utc, unit, position, column.name);
         cell.has_zone = local != nullptr;
-        cell.local = local == nullptr
-                         ? cell.integer
-                         : timestamp_micros(static_cast<const arrow::TimestampArray&>(*local).Value(i),
-                                            unit, position, column.name);
+        cell.local =
+            local == nullptr
+                ? cell.integer
+                : timestamp_micros(static_cast<const arrow::TimestampArray&>(*local).Value(i), unit,
+                                   position, column.name);
         return;
       }
       case arrow::Type::DATE32:
         cell.kind = Cell::Kind::Date;
-        cell.integer = static_cast<std::int64_t>(static_cast<const arrow::Date32Array&>(array).Value(i)) *
-                       kMicrosPerDay;
+        cell.integer =
+            static_cast<std::int64_t>(static_cast<const arrow::Date32Array&>(array).Value(i)) *
+            kMicrosPerDay;
         return;
       case arrow::Type::DATE64: {
         const std::int64_t millis = static_cast<const arrow::Date64Array&>(array).Value(i);
@@ -374,8 +369,7 @@ class ParquetRowSource final : public RowSource {
         cell.integer = millis / kMillisPerDay * kMicrosPerDay;
         return;
       }
-      default:
-        fail_at(position, column.name, "unsupported type " + array.type()->ToString());
+      default: fail_at(position, column.name, "unsupported type " + array.type()->ToString());
     }
   }
 

@@ -150,8 +150,7 @@ LoadedRows RowReader::read() {
   std::size_t line = 0;
   while (source_.next(cells, line)) {
     DateTimeFields fields;
-    const std::int64_t t =
-        time_.read(cells[static_cast<std::size_t>(plan_.time)], line, fields);
+    const std::int64_t t = time_.read(cells[static_cast<std::size_t>(plan_.time)], line, fields);
     const std::uint32_t s = series_of(cells, line);
     const bool drop = read_reals(cells, line, s, fields) ||
                       read_categoricals(cells, line, s, fields) || read_statics(cells, line, s);
@@ -165,10 +164,9 @@ LoadedRows RowReader::read() {
   }
   if (out_.times.empty()) {
     fail(source_.header_position(),
-         out_.dropped_rows > 0
-             ? "no data rows left after dropping " + std::to_string(out_.dropped_rows) +
-                   " rows with missing values"
-             : std::string("no data rows after the header"));
+         out_.dropped_rows > 0 ? "no data rows left after dropping " +
+                                     std::to_string(out_.dropped_rows) + " rows with missing values"
+                               : std::string("no data rows after the header"));
   }
   remove_series_without_rows();
   time_.reject_time_of_day_on_dates(plan_.header_has_hour);
@@ -308,14 +306,13 @@ bool RowReader::read_reals(const std::vector<Cell>& cells, std::size_t line, std
 }
 
 // The time-varying categoricals of a row (ids) into row_cats_; true when the row is dropped.
-bool RowReader::read_categoricals(const std::vector<Cell>& cells, std::size_t line,
-                                  std::uint32_t s, const DateTimeFields& fields) {
+bool RowReader::read_categoricals(const std::vector<Cell>& cells, std::size_t line, std::uint32_t s,
+                                  const DateTimeFields& fields) {
   const SeriesState& st = states_[s];
   for (std::size_t c = 0; c < plan_.categoricals.size(); ++c) {
     const PlannedCategorical& col = plan_.categoricals[c];
     if (col.source.column < 0) {
-      row_cats_[c] =
-          calendar_value(col.source.derived, fields) - calendar_low(col.source.derived);
+      row_cats_[c] = calendar_value(col.source.derived, fields) - calendar_low(col.source.derived);
       continue;
     }
     const Cell& v = cells[static_cast<std::size_t>(col.source.column)];
@@ -332,8 +329,7 @@ bool RowReader::read_categoricals(const std::vector<Cell>& cells, std::size_t li
 }
 
 // The static columns of a row into row_sr_ and row_sc_; true when the row is dropped.
-bool RowReader::read_statics(const std::vector<Cell>& cells, std::size_t line,
-                             std::uint32_t s) {
+bool RowReader::read_statics(const std::vector<Cell>& cells, std::size_t line, std::uint32_t s) {
   const SeriesState& st = states_[s];
   for (std::size_t i = 0; i < plan_.static_reals.size(); ++i) {
     const PlannedReal& col = plan_.static_reals[i];
@@ -386,8 +382,7 @@ void RowReader::check_order(std::size_t line, std::uint32_t s, std::int64_t t) c
 }
 
 // Static columns: set by a series' first row, constant within the series.
-void RowReader::check_statics(const std::vector<Cell>& cells, std::size_t line,
-                              std::uint32_t s) {
+void RowReader::check_statics(const std::vector<Cell>& cells, std::size_t line, std::uint32_t s) {
   SeriesState& st = states_[s];
   if (!st.static_set) {
     st.static_reals = row_sr_;
@@ -414,8 +409,7 @@ void RowReader::check_statics(const std::vector<Cell>& cells, std::size_t line,
       fail_in(line, plan_.static_categoricals[i].name,
               "static value " + show_string(values[static_cast<std::size_t>(row_sc_[i])]) +
                   " differs from " +
-                  show_string(values[static_cast<std::size_t>(st.static_categoricals[i])]) +
-                  where);
+                  show_string(values[static_cast<std::size_t>(st.static_categoricals[i])]) + where);
     }
   }
 }

@@ -12,38 +12,29 @@ namespace tft {
 
 bool in_transformation_domain(TargetTransformation transformation, double y) {
   switch (transformation) {
-    case TargetTransformation::None:
-      return true;
+    case TargetTransformation::None: return true;
     case TargetTransformation::Log:
-    case TargetTransformation::Softplus:
-      return y > 0.0;
-    case TargetTransformation::Log1p:
-      return y > -1.0;
+    case TargetTransformation::Softplus: return y > 0.0;
+    case TargetTransformation::Log1p: return y > -1.0;
   }
   return false;
 }
 
 const char* transformation_domain(TargetTransformation transformation) {
   switch (transformation) {
-    case TargetTransformation::None:
-      return "any value";
+    case TargetTransformation::None: return "any value";
     case TargetTransformation::Log:
-    case TargetTransformation::Softplus:
-      return "> 0";
-    case TargetTransformation::Log1p:
-      return "> -1";
+    case TargetTransformation::Softplus: return "> 0";
+    case TargetTransformation::Log1p: return "> -1";
   }
   return "any value";
 }
 
 double transform_target(TargetTransformation transformation, double y) {
   switch (transformation) {
-    case TargetTransformation::None:
-      return y;
-    case TargetTransformation::Log:
-      return std::log(y);
-    case TargetTransformation::Log1p:
-      return std::log1p(y);
+    case TargetTransformation::None: return y;
+    case TargetTransformation::Log: return std::log(y);
+    case TargetTransformation::Log1p: return std::log1p(y);
     case TargetTransformation::Softplus:
       // log(exp(y) - 1) = y + log(1 - exp(-y)): no overflow for large y.
       return y + std::log(-std::expm1(-y));
@@ -53,12 +44,9 @@ double transform_target(TargetTransformation transformation, double y) {
 
 double inverse_transform_target(TargetTransformation transformation, double v) {
   switch (transformation) {
-    case TargetTransformation::None:
-      return v;
-    case TargetTransformation::Log:
-      return std::exp(v);
-    case TargetTransformation::Log1p:
-      return std::expm1(v);
+    case TargetTransformation::None: return v;
+    case TargetTransformation::Log: return std::exp(v);
+    case TargetTransformation::Log1p: return std::expm1(v);
     case TargetTransformation::Softplus:
       // log(1 + exp(v)) = max(v, 0) + log1p(exp(-|v|)): no overflow for large v.
       return std::max(v, 0.0) + std::log1p(std::exp(-std::fabs(v)));
@@ -98,9 +86,7 @@ ScalerStats fit_center_and_scale(TargetMethod method, double* values, std::size_
   return s;
 }
 
-double encoder_scale_floor(const ScalerStats& series_stats) {
-  return 0.01 * series_stats.scale;
-}
+double encoder_scale_floor(const ScalerStats& series_stats) { return 0.01 * series_stats.scale; }
 
 ScalerStats fit_target_stats(const TargetNormalizerConfig& normalizer,
                              const std::vector<float>& column, const std::vector<RowRange>& parts) {
@@ -151,8 +137,8 @@ E enum_from_json(const nlohmann::json& json, const char* key, std::initializer_l
     if (name == to_string(e)) return e;
     expected += (expected.empty() ? "" : ", ") + std::string(to_string(e));
   }
-  throw DataError(where + ": unknown value " + show_string(name) + " (expected one of: " +
-                  expected + ")");
+  throw DataError(where + ": unknown value " + show_string(name) +
+                  " (expected one of: " + expected + ")");
 }
 
 }  // namespace
@@ -163,10 +149,10 @@ TargetNormalizerConfig target_normalizer_from_json(const nlohmann::json& json) {
   config.scope = enum_from_json(json, "scope", {TargetScope::Series, TargetScope::Encoder});
   config.center = enum_from_json(json, "center", {TargetCenter::Statistic, TargetCenter::Last});
   config.method = enum_from_json(json, "method", {TargetMethod::Standard, TargetMethod::Robust});
-  config.transformation = enum_from_json(
-      json, "transformation",
-      {TargetTransformation::None, TargetTransformation::Log, TargetTransformation::Log1p,
-       TargetTransformation::Softplus});
+  config.transformation =
+      enum_from_json(json, "transformation",
+                     {TargetTransformation::None, TargetTransformation::Log,
+                      TargetTransformation::Log1p, TargetTransformation::Softplus});
   return config;
 }
 

@@ -38,13 +38,11 @@ void TimeColumnReader::decide_kind(bool integer, TimeKind kind, std::size_t posi
 std::int64_t TimeColumnReader::read(const Cell& cell, std::size_t position,
                                     DateTimeFields& fields) {
   if (cells_.is_na(cell)) {
-    fail(position,
-         cells_.missing_text(cell) + " (the time column needs a value in every row)");
+    fail(position, cells_.missing_text(cell) + " (the time column needs a value in every row)");
   }
   switch (cell.kind) {
     case Cell::Kind::Text:
-    case Cell::Kind::String:
-      return read_text(cell.text, position, fields);
+    case Cell::Kind::String: return read_text(cell.text, position, fields);
     case Cell::Kind::Integer:
       if (!decided_) decide_kind(true, TimeKind::Integer, position);
       return cell.integer;
@@ -87,8 +85,8 @@ std::int64_t TimeColumnReader::read_text(std::string_view text, std::size_t posi
   std::string why;
   const std::optional<ParsedTime> parsed = parse_iso8601(trim(text), &why);
   if (!parsed) {
-    fail(position, "not an ISO 8601 date or date-time: " + show_string(std::string(text)) +
-                       " (" + why + ")");
+    fail(position,
+         "not an ISO 8601 date or date-time: " + show_string(std::string(text)) + " (" + why + ")");
   }
   if (parsed->fields.has_time) kind_ = TimeKind::DateTime;
   if (parsed->fields.has_zone) has_zone_ = true;
@@ -110,10 +108,9 @@ void TimeColumnReader::reject_time_of_day_on_dates(bool header_has_hour) const {
     return std::any_of(columns.begin(), columns.end(),
                        [](const CategoricalColumn& c) { return c.name == "hour"; });
   };
-  if (!header_has_hour &&
-      (named(data_.known_reals) || named(data_.unknown_reals) ||
-       named_categorical(data_.known_categoricals) ||
-       named_categorical(data_.unknown_categoricals))) {
+  if (!header_has_hour && (named(data_.known_reals) || named(data_.unknown_reals) ||
+                           named_categorical(data_.known_categoricals) ||
+                           named_categorical(data_.unknown_categoricals))) {
     throw DataError(source_.name() + ": column '" + data_.time_column +
                     "' holds dates only, so the derived feature 'hour' would be 0 in every "
                     "row; remove it, or give the times of day");

@@ -45,16 +45,15 @@ DataTransforms DataTransforms::from_json(const nlohmann::json& json) {
   if (!version_1 && !json.contains("target_normalizer")) {
     throw DataError("data transforms: expected key \"target_normalizer\"");
   }
-  if (!json.contains("scaler") || !json.contains("static_scaler") ||
-      !json.contains("encoders") || !json["encoders"].is_object()) {
+  if (!json.contains("scaler") || !json.contains("static_scaler") || !json.contains("encoders") ||
+      !json["encoders"].is_object()) {
     throw DataError("data transforms: expected keys \"scaler\", \"static_scaler\", \"encoders\"");
   }
   DataTransforms t;
-  t.target_normalizer = version_1 ? TargetNormalizerConfig{TargetScope::Series,
-                                                           TargetCenter::Statistic,
-                                                           TargetMethod::Standard,
-                                                           TargetTransformation::None}
-                                  : target_normalizer_from_json(json["target_normalizer"]);
+  t.target_normalizer =
+      version_1 ? TargetNormalizerConfig{TargetScope::Series, TargetCenter::Statistic,
+                                         TargetMethod::Standard, TargetTransformation::None}
+                : target_normalizer_from_json(json["target_normalizer"]);
   t.scaler = StandardScaler::from_json(json["scaler"]);
   t.static_scaler = StandardScaler::from_json(json["static_scaler"]);
   for (auto it = json["encoders"].begin(); it != json["encoders"].end(); ++it) {
@@ -97,8 +96,7 @@ TimeSeriesDataset TimeSeriesDataset::load(const TrainConfig& config) {
   return from_source(*source, config, nullptr);
 }
 
-TimeSeriesDataset TimeSeriesDataset::load(const TrainConfig& config,
-                                          const DataTransforms& fitted) {
+TimeSeriesDataset TimeSeriesDataset::load(const TrainConfig& config, const DataTransforms& fitted) {
   const std::unique_ptr<RowSource> source = open_data_file(config.data);
   return from_source(*source, config, &fitted);
 }
@@ -133,8 +131,8 @@ const std::vector<std::int32_t>& TimeSeriesDataset::categorical_column(
   for (std::size_t c = 0; c < categorical_names_.size(); ++c) {
     if (categorical_names_[c] == name) return categoricals_[c];
   }
-  throw DataError("no time-varying categorical column '" + name + "' (stored: " +
-                  join(categorical_names_) + ")");
+  throw DataError("no time-varying categorical column '" + name +
+                  "' (stored: " + join(categorical_names_) + ")");
 }
 
 std::map<std::string, std::int64_t> TimeSeriesDataset::unknown_category_counts() const {
@@ -146,7 +144,8 @@ std::map<std::string, std::int64_t> TimeSeriesDataset::unknown_category_counts()
   const std::size_t n_static = schema_.static_categoricals.size();
   for (std::size_t i = 0; i < n_static; ++i) {
     std::int64_t n = 0;
-    for (std::size_t s = 0; s < series_.size(); ++s) n += static_categoricals_[s * n_static + i] == 0;
+    for (std::size_t s = 0; s < series_.size(); ++s)
+      n += static_categoricals_[s * n_static + i] == 0;
     if (n > 0) counts[schema_.static_categoricals[i].name] = n;
   }
   return counts;
@@ -158,7 +157,7 @@ ScalerStats TimeSeriesDataset::target_stats(std::size_t series) const {
 }
 
 ScalerStats TimeSeriesDataset::target_normalization(std::size_t series,
-                                                   std::int64_t encoder_start) const {
+                                                    std::int64_t encoder_start) const {
   const ScalerStats fitted = target_stats(series);
   const TargetNormalizerConfig& normalizer = transforms_.target_normalizer;
   if (normalizer.scope == TargetScope::Series) return fitted;
@@ -232,9 +231,9 @@ void TimeSeriesDataset::fill_sample(const Window& window, const SampleBuffers& o
     const std::size_t row = base + enc + t;
     for (std::size_t j = 0; j < n_dr; ++j) {
       const int r = decoder_real_plan_[j];
-      out.decoder_reals[t * n_dr + j] =
-          r == kRelativeTimeIdx ? static_cast<float>(static_cast<double>(t) * inv_enc)
-                                : scaled(r, row);
+      out.decoder_reals[t * n_dr + j] = r == kRelativeTimeIdx
+                                            ? static_cast<float>(static_cast<double>(t) * inv_enc)
+                                            : scaled(r, row);
     }
     for (std::size_t j = 0; j < n_dc; ++j) {
       out.decoder_categoricals[t * n_dc + j] =

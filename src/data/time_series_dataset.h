@@ -193,7 +193,7 @@ class TimeSeriesDataset {
   std::vector<std::vector<float>> reals_;
   std::vector<std::string> categorical_names_;
   std::vector<std::vector<std::int32_t>> categoricals_;
-  std::vector<double> static_reals_;              // series x static_reals, raw
+  std::vector<double> static_reals_;               // series x static_reals, raw
   std::vector<std::int64_t> static_categoricals_;  // series x static_categoricals, codes
 
   // Per series: its row in transforms_.scaler (unused with mode none).

@@ -52,8 +52,8 @@ WindowSampler::WindowSampler(std::vector<Window> windows, std::int64_t batch_siz
       shuffle_(shuffle),
       seed_(seed) {
   if (batch_size < 1) {
-    throw ConfigError("training.batch_size: must be at least 1 (got " +
-                      std::to_string(batch_size) + ")");
+    throw ConfigError("training.batch_size: must be at least 1 (got " + std::to_string(batch_size) +
+                      ")");
   }
 }
 

@@ -59,7 +59,7 @@ std::shared_ptr<::gloo::transport::Device> gloo_device(const std::string& master
 // CPython ignores SIGPIPE at start-up, so every PyTorch job runs this way; a host that set a
 // disposition of its own keeps it.
 void ignore_sigpipe_unless_the_host_handles_it() {
-  struct sigaction current {};
+  struct sigaction current{};
   if (::sigaction(SIGPIPE, nullptr, &current) == 0 && current.sa_handler == SIG_DFL) {
     std::signal(SIGPIPE, SIG_IGN);
   }
@@ -116,8 +116,7 @@ Collectives make_nccl(const c10::intrusive_ptr<c10d::Store>& store, const Launch
   c10::cuda::set_device(device.index());
   auto options = c10d::ProcessGroupNCCL::Options::create();
   options->timeout = timeout;
-  auto nccl =
-      c10::make_intrusive<c10d::ProcessGroupNCCL>(store, env.rank, env.world_size, options);
+  auto nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(store, env.rank, env.world_size, options);
   nccl->setBoundDeviceId(device);
   nccl->eagerConnectSingleDevice(device);
   return nccl;
@@ -128,12 +127,16 @@ Collectives make_nccl(const c10::intrusive_ptr<c10d::Store>& store, const Launch
 
 ProcessGroup::ProcessGroup(const LaunchEnv& env, std::chrono::milliseconds timeout,
                            DistributedBackend backend, const c10::Device& device)
-    : env_(env), timeout_(timeout), backend_(backend), device_(device),
+    : env_(env),
+      timeout_(timeout),
+      backend_(backend),
+      device_(device),
       impl_(std::make_unique<Impl>()) {
-  const std::string who = "rank " + std::to_string(env.rank) + " of " +
-                          std::to_string(env.world_size);
+  const std::string who =
+      "rank " + std::to_string(env.rank) + " of " + std::to_string(env.world_size);
   if (backend == DistributedBackend::Auto) {
-    throw InvalidArgumentError("ProcessGroup: choose gloo or nccl (data_parallel's choose_backend)");
+    throw InvalidArgumentError(
+        "ProcessGroup: choose gloo or nccl (data_parallel's choose_backend)");
   }
   if (backend == DistributedBackend::Nccl &&
       (!nccl_in_build() || !device.is_cuda() || !device.has_index())) {
@@ -185,8 +188,7 @@ namespace {
 // which rank saw it and in which operation. NCCL's work is waited for on the GPU's stream, not
 // the host (the host would stall every step): its watchdog enforces the timeout.
 void finish(const c10::intrusive_ptr<c10d::Work>& work, const LaunchEnv& env,
-            std::chrono::milliseconds timeout, DistributedBackend backend,
-            const char* operation) {
+            std::chrono::milliseconds timeout, DistributedBackend backend, const char* operation) {
   try {
     if (backend == DistributedBackend::Nccl) {
       work->wait();

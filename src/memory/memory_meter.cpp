@@ -31,8 +31,7 @@ MemoryMeter::MemoryMeter(c10::Device device)
     return;
   }
 #endif
-  throw Error("memory meter: device '" + device.str() +
-              "' is not supported by this build (CPU" +
+  throw Error("memory meter: device '" + device.str() + "' is not supported by this build (CPU" +
 #ifdef TFT_WITH_CUDA
               std::string(" and CUDA") +
 #else

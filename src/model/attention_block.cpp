@@ -24,19 +24,16 @@ AttentionBlockImpl::AttentionBlockImpl(int64_t hidden_size, int64_t heads, doubl
       post_attention_(
           register_module("post_attention", GateAddNorm(hidden_size, hidden_size, dropout))),
       feed_forward_(register_module(
-          "feed_forward",
-          GatedResidualNetwork(hidden_size, hidden_size, hidden_size, dropout))),
-      output_gate_(register_module("output_gate", GateAddNorm(hidden_size, hidden_size, dropout))) {}
+          "feed_forward", GatedResidualNetwork(hidden_size, hidden_size, hidden_size, dropout))),
+      output_gate_(register_module("output_gate", GateAddNorm(hidden_size, hidden_size, dropout))) {
+}
 
-AttentionBlockOutput AttentionBlockImpl::forward(const torch::Tensor& x,
-                                                 const torch::Tensor& temporal,
-                                                 const torch::Tensor& enrichment_context,
-                                                 int64_t query_start,
-                                                 const AttentionBlockSchedule& schedule,
-                                                 bool return_attention) {
+AttentionBlockOutput AttentionBlockImpl::forward(
+    const torch::Tensor& x, const torch::Tensor& temporal, const torch::Tensor& enrichment_context,
+    int64_t query_start, const AttentionBlockSchedule& schedule, bool return_attention) {
   const int64_t steps = x.size(1);
-  TORCH_CHECK(query_start >= 0 && query_start < steps, "AttentionBlock: query_start ",
-              query_start, " outside [0, ", steps, ")");
+  TORCH_CHECK(query_start >= 0 && query_start < steps, "AttentionBlock: query_start ", query_start,
+              " outside [0, ", steps, ")");
 
   // Time chunks: the key-only steps before query_start, then the query chunks. Aligning the
   // two means every query chunk's visible keys are whole pieces, passed as they are.
@@ -85,8 +82,8 @@ AttentionBlockOutput AttentionBlockImpl::forward(const torch::Tensor& x,
     inputs.insert(inputs.end(), key_pieces.begin(), key_pieces.begin() + visible);
     inputs.insert(inputs.end(), value_pieces.begin(), value_pieces.begin() + visible);
     auto attended = run_segment(
-        [attention = attention_, visible, first_position = span.begin](
-            const TensorVector& in) mutable {
+        [attention = attention_, visible,
+         first_position = span.begin](const TensorVector& in) mutable {
           const auto begin = in.begin() + 1;
           const TensorVector keys(begin, begin + static_cast<std::ptrdiff_t>(visible));
           const TensorVector values(begin + static_cast<std::ptrdiff_t>(visible), in.end());

@@ -33,8 +33,7 @@ uint64_t draw_seed() {
 
 torch::Tensor philox_dropout_mask(const torch::Tensor& like, double p) {
   TORCH_CHECK(p > 0.0 && p < 1.0, "philox_dropout_mask: p must be in (0, 1), got ", p);
-  TORCH_CHECK(like.device().is_cpu(), "philox_dropout_mask: CPU tensors only, got ",
-              like.device());
+  TORCH_CHECK(like.device().is_cpu(), "philox_dropout_mask: CPU tensors only, got ", like.device());
   torch::NoGradGuard no_grad;
   torch::Tensor mask =
       at::empty(like.sizes(), like.options().memory_format(at::MemoryFormat::Contiguous));

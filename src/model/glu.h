@@ -1,6 +1,6 @@
-// Gated linear unit (TFT paper, section 4.1): GLU(x) = (W4 x + b4) * sigmoid(W5 x + b5), with dropout
-// on its input as in pytorch-forecasting. It lets the network suppress a whole block (the gate
-// near zero) when a simpler model suffices.
+// Gated linear unit (TFT paper, section 4.1): GLU(x) = (W4 x + b4) * sigmoid(W5 x + b5), with
+// dropout on its input as in pytorch-forecasting. It lets the network suppress a whole block (the
+// gate near zero) when a simpler model suffices.
 #pragma once
 
 #include "model/dropout.h"

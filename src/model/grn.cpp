@@ -12,9 +12,8 @@ GatedResidualNetworkImpl::GatedResidualNetworkImpl(int64_t input_size, int64_t h
       fc2_(register_module("fc2", QuantizableLinear(hidden_size, hidden_size))),
       gate_norm_(register_module("gate_norm", GateAddNorm(hidden_size, output_size, dropout))) {
   if (context_size > 0) {
-    context_ = register_module(
-        "context",
-        QuantizableLinear(context_size, hidden_size, /*bias=*/false));
+    context_ =
+        register_module("context", QuantizableLinear(context_size, hidden_size, /*bias=*/false));
   }
   if (input_size != output_size) {
     skip_ = register_module("skip", QuantizableLinear(input_size, output_size));
@@ -31,8 +30,9 @@ torch::Tensor GatedResidualNetworkImpl::forward_projected(const torch::Tensor& f
                                                           const torch::Tensor& context) {
   torch::Tensor h = fc1_output;
   if (context.defined()) {
-    TORCH_CHECK(context_, "GatedResidualNetwork: a context was given to a network built without "
-                          "one (context_size 0)");
+    TORCH_CHECK(context_,
+                "GatedResidualNetwork: a context was given to a network built without "
+                "one (context_size 0)");
     torch::Tensor c = context_(context);
     // [B, hidden] -> [B, 1, ..., hidden] so it broadcasts over time (and variables).
     while (c.dim() < h.dim()) c = c.unsqueeze(1);

@@ -27,7 +27,8 @@ InterpretableMultiHeadAttentionImpl::InterpretableMultiHeadAttentionImpl(int64_t
                                                                          double dropout)
     : heads_(heads),
       head_size_(hidden_size / heads),
-      query_(register_module("query", QuantizableLinear(hidden_size, heads * (hidden_size / heads)))),
+      query_(
+          register_module("query", QuantizableLinear(hidden_size, heads * (hidden_size / heads)))),
       key_(register_module("key", QuantizableLinear(hidden_size, heads * (hidden_size / heads)))),
       value_(register_module("value", QuantizableLinear(hidden_size, hidden_size / heads))),
       output_(register_module("output", QuantizableLinear(hidden_size / heads, hidden_size))),
@@ -68,8 +69,8 @@ AttentionResult InterpretableMultiHeadAttentionImpl::attend(
                               .view({batch, query_len, heads_, head_size_})
                               .permute({0, 2, 3, 1});  // [B, h, d, Lq]
   // Written into the diagonal blocks of zeros: [B, h, d, h, Lq], block (i, i) = head i.
-  torch::Tensor block_queries = at::zeros({batch, heads_, head_size_, heads_, query_len},
-                                          q.options());
+  torch::Tensor block_queries =
+      at::zeros({batch, heads_, head_size_, heads_, query_len}, q.options());
   block_queries.diagonal(0, 1, 3).copy_(q.permute({0, 2, 3, 1}));  // [B, d, Lq, h]
   block_queries = block_queries.view({batch, heads_ * head_size_, heads_ * query_len});
   std::vector<torch::Tensor> score_pieces;

@@ -46,8 +46,9 @@ void append(std::vector<T>& to, const std::vector<T>& from) {
 
 void validate_schema(const InputSchema& schema) {
   if (schema.target.empty()) {
-    fail("model.schema.target: is empty; name the variable to forecast (the schema needs at "
-         "least a target)");
+    fail(
+        "model.schema.target: is empty; name the variable to forecast (the schema needs at "
+        "least a target)");
   }
   // Every name once across all groups: selection weights are reported by name.
   std::map<std::string, std::string> seen;  // name -> group it was first seen in
@@ -55,8 +56,8 @@ void validate_schema(const InputSchema& schema) {
     if (name.empty()) fail("model.schema." + where + ": variable name is empty");
     auto [it, inserted] = seen.emplace(name, where);
     if (!inserted) {
-      fail("model.schema: duplicate variable name '" + name + "' (" + it->second + " and " +
-           where + ")");
+      fail("model.schema: duplicate variable name '" + name + "' (" + it->second + " and " + where +
+           ")");
     }
   };
   claim(schema.target, "target");
@@ -142,9 +143,9 @@ void ModelConfig::validate() const {
     fail("model.dropout: must be in [0, 1) (got " + number(dropout) + ")");
   }
   if (quantization.enabled) {
-    for (const auto& [field, bits] : {std::pair<const char*, std::int64_t>{
-                                          "weight_bits", quantization.weight_bits},
-                                      {"activation_bits", quantization.activation_bits}}) {
+    for (const auto& [field, bits] :
+         {std::pair<const char*, std::int64_t>{"weight_bits", quantization.weight_bits},
+          {"activation_bits", quantization.activation_bits}}) {
       if (bits < 2 || bits > 8) {
         fail(std::string("training.qat.") + field + ": must be in [2, 8] (got " +
              std::to_string(bits) + ")");
@@ -157,12 +158,11 @@ void ModelConfig::validate() const {
   for (std::size_t i = 0; i < quantiles.size(); ++i) {
     const double q = quantiles[i];
     if (!(q > 0.0 && q < 1.0)) {
-      fail("model.quantiles[" + std::to_string(i) + "]: must be in (0, 1) (got " + number(q) +
-           ")");
+      fail("model.quantiles[" + std::to_string(i) + "]: must be in (0, 1) (got " + number(q) + ")");
     }
     if (i > 0 && !(q > quantiles[i - 1])) {
-      fail("model.quantiles[" + std::to_string(i) + "]: must be strictly increasing (" +
-           number(q) + " follows " + number(quantiles[i - 1]) + ")");
+      fail("model.quantiles[" + std::to_string(i) + "]: must be strictly increasing (" + number(q) +
+           " follows " + number(quantiles[i - 1]) + ")");
     }
   }
   require_positive("encoder_length", encoder_length);

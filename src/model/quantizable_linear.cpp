@@ -13,8 +13,8 @@ namespace tft {
 QuantizableLinearImpl::QuantizableLinearImpl(std::int64_t in_features, std::int64_t out_features,
                                              bool bias)
     : in_features_(in_features), out_features_(out_features) {
-  TORCH_CHECK(in_features > 0 && out_features > 0, "QuantizableLinear: sizes must be positive, got ",
-              in_features, " -> ", out_features);
+  TORCH_CHECK(in_features > 0 && out_features > 0,
+              "QuantizableLinear: sizes must be positive, got ", in_features, " -> ", out_features);
   weight = register_parameter("weight", at::empty({out_features, in_features}));
   if (bias) this->bias = register_parameter("bias", at::empty({out_features}));
   // torch::nn::Linear's own initialisation, from LibTorch's default generator, so a layer on
@@ -49,9 +49,9 @@ at::Tensor QuantizableLinearImpl::forward(const at::Tensor& x) {
 
 void QuantizableLinearImpl::attach_fake_quantizers(const QuantizationConfig& quantization) {
   if (quantized()) return;
-  weight_quantizer_ = register_module(
-      "weight_quantizer", FakeQuantizer(QuantizationScheme::PerChannelSymmetric,
-                                        quantization.weight_bits, out_features_));
+  weight_quantizer_ =
+      register_module("weight_quantizer", FakeQuantizer(QuantizationScheme::PerChannelSymmetric,
+                                                        quantization.weight_bits, out_features_));
   input_quantizer_ = register_module(
       "input_quantizer",
       FakeQuantizer(QuantizationScheme::PerTensorAffine, quantization.activation_bits));

@@ -1,5 +1,6 @@
 // A stack of pre-norm residual MLP blocks with dropout: the smallest model on which gradient
-// checkpointing is worth doing, used by the checkpointing demo (examples/demo) and the recompute tests.
+// checkpointing is worth doing, used by the checkpointing demo (examples/demo) and the recompute
+// tests.
 #pragma once
 
 #include "checkpoint/recompute.h"
@@ -41,8 +42,8 @@ class ResidualStackImpl : public torch::nn::Module {
  public:
   ResidualStackImpl(int64_t width, int64_t hidden, int64_t depth, double dropout) {
     for (int64_t i = 0; i < depth; ++i) {
-      blocks_.push_back(register_module("block" + std::to_string(i),
-                                        ResidualBlock(width, hidden, dropout)));
+      blocks_.push_back(
+          register_module("block" + std::to_string(i), ResidualBlock(width, hidden, dropout)));
     }
   }
 
@@ -53,11 +54,11 @@ class ResidualStackImpl : public torch::nn::Module {
     for (size_t i = 0; i < blocks_.size(); ++i) {
       ResidualBlock block = blocks_[i];
       if (checkpointed && checkpointed(i)) {
-        x = checkpoint::checkpoint_module(
-            block.ptr(), [block](const checkpoint::TensorVector& in) mutable {
-              return checkpoint::TensorVector{block->forward(in[0])};
-            },
-            {x})[0];
+        x = checkpoint::checkpoint_module(block.ptr(),
+                                          [block](const checkpoint::TensorVector& in) mutable {
+                                            return checkpoint::TensorVector{block->forward(in[0])};
+                                          },
+                                          {x})[0];
       } else {
         x = block->forward(x);
       }

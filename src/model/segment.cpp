@@ -47,8 +47,8 @@ struct KeptSegment : torch::CustomClassHolder {
 // fn built in forward instead of a recomputed one.
 class KeptSegmentFunction : public torch::autograd::Function<KeptSegmentFunction> {
  public:
-  static variable_list forward(AutogradContext* ctx, at::TensorList inputs,
-                               at::TensorList params, const SegmentFn* fn) {
+  static variable_list forward(AutogradContext* ctx, at::TensorList inputs, at::TensorList params,
+                               const SegmentFn* fn) {
     auto state = c10::make_intrusive<KeptSegment>();
     state->num_inputs = inputs.size();
     state->num_params = params.size();
@@ -116,8 +116,8 @@ class KeptSegmentFunction : public torch::autograd::Function<KeptSegmentFunction
     // Raises "Trying to backward through the graph a second time" once the buffers are freed,
     // just as the checkpointing function does.
     (void)ctx->get_saved_variables();
-    auto state = c10::static_intrusive_pointer_cast<KeptSegment>(
-        ctx->saved_data.at("segment").toCapsule());
+    auto state =
+        c10::static_intrusive_pointer_cast<KeptSegment>(ctx->saved_data.at("segment").toCapsule());
     // Keep the segment's graph for another backward only when the caller keeps the outer one.
     const bool keep_graph = create_graph || torch::autograd::get_current_graph_task_keep_graph();
 

@@ -29,8 +29,7 @@ class StaticCovariateEncoderImpl : public torch::nn::Module {
 
  private:
   VariableSelectionNetwork selection_;
-  GatedResidualNetwork selection_context_, enrichment_context_, state_h_context_,
-      state_c_context_;
+  GatedResidualNetwork selection_context_, enrichment_context_, state_h_context_, state_c_context_;
 };
 TORCH_MODULE(StaticCovariateEncoder);
 

@@ -140,18 +140,17 @@ TFTModelImpl::TFTModelImpl(ModelConfig config) : config_(std::move(config)) {
 
   if (has_static) {
     static_embedding_ = register_module(
-        "static_embedding",
-        InputEmbedding(static_cast<int64_t>(schema.static_reals.size()),
-                       schema.static_categoricals, hidden));
+        "static_embedding", InputEmbedding(static_cast<int64_t>(schema.static_reals.size()),
+                                           schema.static_categoricals, hidden));
     static_encoder_ =
         register_module("static_encoder", StaticCovariateEncoder(num_static_, hidden, dropout));
   }
   historical_embedding_ = register_module(
-      "historical_embedding",
-      InputEmbedding(static_cast<int64_t>(schema.historical_reals().size()),
-                     schema.historical_categoricals(), hidden));
-  historical_selection_ = register_module(
-      "historical_selection", VariableSelectionNetwork(num_historical_, hidden, dropout, has_static));
+      "historical_embedding", InputEmbedding(static_cast<int64_t>(schema.historical_reals().size()),
+                                             schema.historical_categoricals(), hidden));
+  historical_selection_ =
+      register_module("historical_selection",
+                      VariableSelectionNetwork(num_historical_, hidden, dropout, has_static));
   if (num_future_ > 0) {
     future_embedding_ = register_module(
         "future_embedding", InputEmbedding(static_cast<int64_t>(schema.known_reals.size()),
@@ -165,13 +164,12 @@ TFTModelImpl::TFTModelImpl(ModelConfig config) : config_(std::move(config)) {
       torch::nn::LSTMOptions(hidden, hidden).num_layers(config_.lstm_layers).batch_first(true);
   lstm_encoder_ = register_module("lstm_encoder", torch::nn::LSTM(lstm_options));
   lstm_decoder_ = register_module("lstm_decoder", torch::nn::LSTM(lstm_options));
-  lstm_dropout_ =
-      register_module("lstm_dropout", Dropout(config_.lstm_layers > 1 ? dropout : 0.0));
+  lstm_dropout_ = register_module("lstm_dropout", Dropout(config_.lstm_layers > 1 ? dropout : 0.0));
   post_lstm_gate_ = register_module("post_lstm_gate", GateAddNorm(hidden, hidden, dropout));
   for (int64_t k = 0; k < config_.decoder_layers; ++k) {
-    attention_blocks_.push_back(register_module(
-        "attention_" + std::to_string(k),
-        AttentionBlock(hidden, config_.attention_heads, dropout, has_static)));
+    attention_blocks_.push_back(
+        register_module("attention_" + std::to_string(k),
+                        AttentionBlock(hidden, config_.attention_heads, dropout, has_static)));
   }
   quantile_head_ = register_module(
       "quantile_head", QuantileHead(hidden, static_cast<int64_t>(config_.quantiles.size())));
@@ -196,8 +194,8 @@ void TFTModelImpl::set_checkpointed_chunks(ChunkLimits limits) {
                         std::to_string(unit_names_.size()) + " units)");
     }
     if (limit < 0) {
-      throw ConfigError("checkpointed chunks: " + unit_names_[unit] + ": " +
-                        std::to_string(limit) + " is negative");
+      throw ConfigError("checkpointed chunks: " + unit_names_[unit] + ": " + std::to_string(limit) +
+                        " is negative");
     }
   }
   chunk_limits_ = std::move(limits);
@@ -215,8 +213,8 @@ int64_t TFTModelImpl::chunks(std::size_t unit) const {
 
 std::int64_t TFTModelImpl::chunk_count(std::size_t unit, std::int64_t batch_size) const {
   const auto pieces = [&](std::int64_t length) {
-    return std::max<std::int64_t>(1, static_cast<std::int64_t>(
-                                         split_span(0, length, chunks(unit)).size()));
+    return std::max<std::int64_t>(
+        1, static_cast<std::int64_t>(split_span(0, length, chunks(unit)).size()));
   };
   const int64_t encoder_steps = config_.encoder_length, decoder_steps = config_.prediction_length;
   switch (unit) {
@@ -268,13 +266,10 @@ StaticContexts TFTModelImpl::encode_static(const TFTBatch& batch, int64_t batch_
   return contexts;
 }
 
-TFTModelImpl::Selected TFTModelImpl::select_inputs(std::size_t unit, InputEmbedding& embedding,
-                                                   VariableSelectionNetwork& selection,
-                                                   const torch::Tensor& reals,
-                                                   const torch::Tensor& categoricals,
-                                                   const torch::Tensor& context,
-                                                   const at::TensorOptions& options,
-                                                   int64_t batch_size, int64_t steps) {
+TFTModelImpl::Selected TFTModelImpl::select_inputs(
+    std::size_t unit, InputEmbedding& embedding, VariableSelectionNetwork& selection,
+    const torch::Tensor& reals, const torch::Tensor& categoricals, const torch::Tensor& context,
+    const at::TensorOptions& options, int64_t batch_size, int64_t steps) {
   Selected selected;
   if (!embedding) {  // no variables in this group: nothing selected, zero features
     selected.features = {at::zeros({batch_size, steps, config_.hidden_size}, options)};
@@ -336,8 +331,7 @@ TFTModelImpl::Encoded TFTModelImpl::run_lstm(std::size_t unit, torch::nn::LSTM& 
 void TFTModelImpl::check_categorical_codes(const TFTBatch& batch) const {
   const auto& schema = config_.schema;
   check_codes("static_categoricals", batch.static_categoricals, schema.static_categoricals);
-  check_codes("encoder_categoricals", batch.encoder_categoricals,
-              schema.historical_categoricals());
+  check_codes("encoder_categoricals", batch.encoder_categoricals, schema.historical_categoricals());
   check_codes("decoder_categoricals", batch.decoder_categoricals, schema.known_categoricals);
 }
 
@@ -349,10 +343,10 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
   const auto dtype = quantile_head_->parameters()[0].scalar_type();
 
   if (!batch.encoder_reals.defined() || batch.encoder_reals.dim() != 3) {
-    throw DataError("batch.encoder_reals: expected [B, " + std::to_string(encoder_steps) + ", " +
-                    std::to_string(schema.historical_reals().size()) + "], got " +
-                    (batch.encoder_reals.defined() ? shape_of(batch.encoder_reals)
-                                                   : std::string("nothing")));
+    throw DataError(
+        "batch.encoder_reals: expected [B, " + std::to_string(encoder_steps) + ", " +
+        std::to_string(schema.historical_reals().size()) + "], got " +
+        (batch.encoder_reals.defined() ? shape_of(batch.encoder_reals) : std::string("nothing")));
   }
   const int64_t b = batch.encoder_reals.size(0);
   auto count = [](const auto& v) { return static_cast<int64_t>(v.size()); };
@@ -368,9 +362,9 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
               {b, encoder_steps, count(schema.historical_categoricals())}, true, dtype);
   in.decoder_reals = checked("decoder_reals", batch.decoder_reals,
                              {b, decoder_steps, count(schema.known_reals)}, false, dtype);
-  in.decoder_categoricals = checked("decoder_categoricals", batch.decoder_categoricals,
-                                    {b, decoder_steps, count(schema.known_categoricals)}, true,
-                                    dtype);
+  in.decoder_categoricals =
+      checked("decoder_categoricals", batch.decoder_categoricals,
+              {b, decoder_steps, count(schema.known_categoricals)}, true, dtype);
   // Reading codes back from a GPU would stall it on every forward; there the codes are the
   // producer's to check (our datasets encode them in range; check_categorical_codes otherwise).
   if (in.encoder_reals.device().is_cpu()) check_categorical_codes(in);
@@ -381,14 +375,12 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
   // Unit 0: static covariate encoder.
   const StaticContexts statics = encode_static(in, b);
   // Units 1 and 2: input embedding and variable selection, past and future.
-  const Selected history =
-      select_inputs(kHistoricalUnit, historical_embedding_, historical_selection_,
-                    in.encoder_reals, in.encoder_categoricals, statics.selection,
-                    in.encoder_reals.options(), b, encoder_steps);
-  const Selected future =
-      select_inputs(kFutureUnit, future_embedding_, future_selection_, in.decoder_reals,
-                    in.decoder_categoricals, statics.selection, in.encoder_reals.options(), b,
-                    decoder_steps);
+  const Selected history = select_inputs(
+      kHistoricalUnit, historical_embedding_, historical_selection_, in.encoder_reals,
+      in.encoder_categoricals, statics.selection, in.encoder_reals.options(), b, encoder_steps);
+  const Selected future = select_inputs(
+      kFutureUnit, future_embedding_, future_selection_, in.decoder_reals, in.decoder_categoricals,
+      statics.selection, in.encoder_reals.options(), b, decoder_steps);
 
   // Units 3 and 4: sequence-to-sequence layer. c_h and c_c start every LSTM layer.
   const int64_t layers = config_.lstm_layers;
@@ -417,7 +409,8 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
     if (const auto limit = chunk_limits_.find(unit); limit != chunk_limits_.end()) {
       schedule.checkpointed_chunks = limit->second;
     }
-    schedule.checkpoint_attention = schedule.checkpoint_block && checkpointing_.checkpoint_attention;
+    schedule.checkpoint_attention =
+        schedule.checkpoint_block && checkpointing_.checkpoint_attention;
     schedule.checkpoint_ffn = schedule.checkpoint_block && checkpointing_.checkpoint_ffn;
     auto block = attention_blocks_[k]->forward(x, temporal, statics.enrichment,
                                                last ? encoder_steps : 0, schedule, last);

@@ -43,8 +43,8 @@ torch::Tensor linear_over_variables(const torch::Tensor& weight, const torch::Te
   torch::Tensor result;
   if (n_reals > 0) {
     const torch::Tensor w_reals = per_variable.narrow(1, 0, n_reals);  // [out, n_reals, hidden]
-    const torch::Tensor slope = (w_reals * in.real_weight).sum(-1);   // [out, n_reals]
-    torch::Tensor offset = (w_reals * in.real_bias).sum({1, 2});      // [out]
+    const torch::Tensor slope = (w_reals * in.real_weight).sum(-1);    // [out, n_reals]
+    torch::Tensor offset = (w_reals * in.real_bias).sum({1, 2});       // [out]
     if (bias.defined()) offset = offset + bias;
     result = at::addmm(offset, reals, slope.t());
   }
@@ -63,9 +63,8 @@ torch::Tensor linear_over_variables(const torch::Tensor& weight, const torch::Te
 
 }  // namespace
 
-VariableSelectionNetworkImpl::VariableSelectionNetworkImpl(int64_t num_inputs,
-                                                           int64_t hidden_size, double dropout,
-                                                           bool with_context)
+VariableSelectionNetworkImpl::VariableSelectionNetworkImpl(int64_t num_inputs, int64_t hidden_size,
+                                                           double dropout, bool with_context)
     : num_inputs_(num_inputs), hidden_size_(hidden_size) {
   TORCH_CHECK(num_inputs > 0, "VariableSelectionNetwork: needs at least one variable");
   if (num_inputs > 1) {
@@ -75,9 +74,9 @@ VariableSelectionNetworkImpl::VariableSelectionNetworkImpl(int64_t num_inputs,
                                             dropout, with_context ? hidden_size : 0));
   }
   for (int64_t i = 0; i < num_inputs; ++i) {
-    variable_grns_.push_back(register_module(
-        "variable_grn_" + std::to_string(i),
-        GatedResidualNetwork(hidden_size, hidden_size, hidden_size, dropout)));
+    variable_grns_.push_back(
+        register_module("variable_grn_" + std::to_string(i),
+                        GatedResidualNetwork(hidden_size, hidden_size, hidden_size, dropout)));
   }
 }
 
@@ -88,10 +87,10 @@ const GatedResidualNetwork& VariableSelectionNetworkImpl::variable_grn(int64_t i
 
 VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tensor& embedded,
                                                               const torch::Tensor& context) {
-  TORCH_CHECK(embedded.dim() >= 3 && embedded.size(-2) == num_inputs_ &&
-                  embedded.size(-1) == hidden_size_,
-              "VariableSelectionNetwork: expected [B, ..., ", num_inputs_, ", ", hidden_size_,
-              "], got ", embedded.sizes());
+  TORCH_CHECK(
+      embedded.dim() >= 3 && embedded.size(-2) == num_inputs_ && embedded.size(-1) == hidden_size_,
+      "VariableSelectionNetwork: expected [B, ..., ", num_inputs_, ", ", hidden_size_, "], got ",
+      embedded.sizes());
   EmbeddedVariables variables;
   variables.dense = embedded;
   return select(variables, context);
@@ -100,13 +99,13 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
 VariableSelectionOutput VariableSelectionNetworkImpl::select(const EmbeddedVariables& embedded,
                                                              const torch::Tensor& context) {
   const int64_t n_reals = embedded.num_reals(), n_dense = embedded.num_dense();
-  TORCH_CHECK(n_reals + n_dense == num_inputs_, "VariableSelectionNetwork: expected ",
-              num_inputs_, " variables, got ", n_reals, " reals and ", n_dense, " others");
+  TORCH_CHECK(n_reals + n_dense == num_inputs_, "VariableSelectionNetwork: expected ", num_inputs_,
+              " variables, got ", n_reals, " reals and ", n_dense, " others");
   TORCH_CHECK(n_dense == 0 || embedded.dense.size(-1) == hidden_size_,
               "VariableSelectionNetwork: embedded variables must be ", hidden_size_, " wide, got ",
               embedded.dense.sizes());
-  std::vector<int64_t> leading = n_reals > 0 ? embedded.reals.sizes().vec()
-                                             : embedded.dense.sizes().vec();
+  std::vector<int64_t> leading =
+      n_reals > 0 ? embedded.reals.sizes().vec() : embedded.dense.sizes().vec();
   leading.resize(leading.size() - (n_reals > 0 ? 1 : 2));
   TORCH_CHECK(!leading.empty(), "VariableSelectionNetwork: inputs need a batch axis");
   TORCH_CHECK(n_reals == 0 || n_dense == 0 ||
@@ -166,19 +165,19 @@ torch::Tensor VariableSelectionNetworkImpl::selection_weights(const EmbeddedVari
     dense = embedded.dense.reshape({rows, embedded.num_dense(), hidden_size_});
   }
   const auto over_variables = [&](const QuantizableLinear& linear, int64_t width) {
-    return with_width(linear_over_variables(linear->weight, linear->bias, reals, embedded, dense,
-                                            hidden_size_),
-                      width);
+    return with_width(
+        linear_over_variables(linear->weight, linear->bias, reals, embedded, dense, hidden_size_),
+        width);
   };
   const torch::Tensor hidden = over_variables(grn.fc1(), hidden_size_);
   // The skip projection exists unless hidden_size is 1 (then n * hidden == n: identity).
-  const torch::Tensor residual = grn.skip() ? over_variables(grn.skip(), num_inputs_)
-                                            : embedded.materialize().flatten(-2);
+  const torch::Tensor residual =
+      grn.skip() ? over_variables(grn.skip(), num_inputs_) : embedded.materialize().flatten(-2);
   return at::softmax(weights_grn_->forward_projected(hidden, residual, context), /*dim=*/-1);
 }
 
-torch::Tensor VariableSelectionNetworkImpl::grouped_variable_grns(
-    const EmbeddedVariables& embedded, int64_t rows) {
+torch::Tensor VariableSelectionNetworkImpl::grouped_variable_grns(const EmbeddedVariables& embedded,
+                                                                  int64_t rows) {
   const int64_t hidden = hidden_size_, n_reals = embedded.num_reals(),
                 n_dense = embedded.num_dense();
   const auto param = [&](const Getter& get) { return stacked(variable_grns_, get); };

@@ -37,8 +37,7 @@ class VariableSelectionNetworkImpl : public torch::nn::Module {
                                bool with_context);
 
   // embedded: [B, ..., num_inputs, hidden]; context: [B, hidden] or undefined.
-  VariableSelectionOutput forward(const torch::Tensor& embedded,
-                                  const torch::Tensor& context = {});
+  VariableSelectionOutput forward(const torch::Tensor& embedded, const torch::Tensor& context = {});
   // forward() from variables whose reals are not multiplied out; reals first, then the dense
   // variables, num_inputs in all, over the same leading axes [B, ...].
   VariableSelectionOutput select(const EmbeddedVariables& embedded,

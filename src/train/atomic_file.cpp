@@ -112,8 +112,8 @@ void replace_directory_atomically(const fs::path& path,
   }
   // EINVAL/ENOSYS: the file system or kernel cannot exchange; fall back below.
 #endif
-  const fs::path old = path.parent_path() /
-                       (path.filename().string() + ".old-" + std::to_string(::getpid()));
+  const fs::path old =
+      path.parent_path() / (path.filename().string() + ".old-" + std::to_string(::getpid()));
   remove_quietly(old);
   fs::rename(path, old, ec);
   if (ec) {

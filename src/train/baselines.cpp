@@ -19,16 +19,16 @@ constexpr std::int64_t kMicrosPerDay = 24 * kMicrosPerHour;
 constexpr std::size_t kWindowsPerBatch = 256;
 
 // The point forecast of horizon step h for a window whose last encoder row is `last`.
-using PointForecast = double (*)(const std::vector<float>& target, std::size_t last,
-                                 std::int64_t h, std::int64_t seasonality);
+using PointForecast = double (*)(const std::vector<float>& target, std::size_t last, std::int64_t h,
+                                 std::int64_t seasonality);
 
 double naive_forecast(const std::vector<float>& target, std::size_t last, std::int64_t,
                       std::int64_t) {
   return target[last];
 }
 
-double seasonal_naive_forecast(const std::vector<float>& target, std::size_t last,
-                               std::int64_t h, std::int64_t m) {
+double seasonal_naive_forecast(const std::vector<float>& target, std::size_t last, std::int64_t h,
+                               std::int64_t m) {
   const std::int64_t seasons_back = (h + m) / m;  // ceil((h + 1) / m)
   return target[last + 1 + static_cast<std::size_t>(h) -
                 static_cast<std::size_t>(seasons_back * m)];
@@ -90,13 +90,11 @@ std::int64_t infer_seasonality(const TimeSeriesDataset& dataset, std::string& so
     return step.business_days ? 5 : 7;
   }
   source = "no season known for a time step of " +
-           shortest_double(static_cast<double>(step.step) / 1e6) +
-           " s; set model.seasonality";
+           shortest_double(static_cast<double>(step.step) / 1e6) + " s; set model.seasonality";
   return 0;
 }
 
-BaselineScores score_baselines(const TimeSeriesDataset& dataset,
-                               const std::vector<Window>& windows,
+BaselineScores score_baselines(const TimeSeriesDataset& dataset, const std::vector<Window>& windows,
                                const std::vector<double>& quantiles,
                                std::int64_t configured_seasonality) {
   BaselineScores scores;

@@ -26,7 +26,7 @@
 namespace tft {
 
 struct BaselineScores {
-  ValidationMetrics naive;  // windows == 0: no validation windows
+  ValidationMetrics naive;       // windows == 0: no validation windows
   std::int64_t seasonality = 0;  // rows per season; 0: none known
   // Where the seasonality came from ("model.seasonality", "hourly data", ...), or why the
   // seasonal naive was not scored.
@@ -38,8 +38,7 @@ struct BaselineScores {
 std::int64_t infer_seasonality(const TimeSeriesDataset& dataset, std::string& source);
 
 // Both baselines over `windows`. configured_seasonality: model.seasonality (0: infer).
-BaselineScores score_baselines(const TimeSeriesDataset& dataset,
-                               const std::vector<Window>& windows,
+BaselineScores score_baselines(const TimeSeriesDataset& dataset, const std::vector<Window>& windows,
                                const std::vector<double>& quantiles,
                                std::int64_t configured_seasonality);
 

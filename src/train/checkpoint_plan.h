@@ -18,9 +18,9 @@ namespace tft {
 
 struct PlannedUnit {
   std::string name;
-  std::int64_t chunks = 1;         // the chunks it runs in
-  std::int64_t saved_bytes = 0;    // activation bytes checkpointing it alone saves (measured)
-  double recompute_seconds = 0.0;  // its reruns in backward, per step (measured)
+  std::int64_t chunks = 1;               // the chunks it runs in
+  std::int64_t saved_bytes = 0;          // activation bytes checkpointing it alone saves (measured)
+  double recompute_seconds = 0.0;        // its reruns in backward, per step (measured)
   std::int64_t checkpointed_chunks = 0;  // chosen: its first this many chunks recompute
   // Under the plan (the planner's prediction from the measurements above): the activation
   // bytes it saves, the bytes it still keeps, and the time its reruns add to a step.

@@ -151,8 +151,8 @@ CheckpointPlan plan_checkpointing(TFTModel& model, const PlanningStep& step,
       const ModelSetting setting = setting_for(request, choice, costs);
       const std::int64_t measured = measure(setting.config, setting.limits).peak_bytes;
       const bool within = measured <= allowed;
-      if (within && (!best || choice.predicted_recompute_seconds <
-                                  best->predicted_recompute_seconds)) {
+      if (within &&
+          (!best || choice.predicted_recompute_seconds < best->predicted_recompute_seconds)) {
         best = choice;
         plan.measured_peak_bytes = measured;
       }

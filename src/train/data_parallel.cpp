@@ -33,15 +33,16 @@ DataParallel::~DataParallel() = default;
 DistributedBackend choose_backend(DistributedBackend requested, const c10::Device& device,
                                   bool nccl_in_build) {
   switch (requested) {
-    case DistributedBackend::Gloo:
-      return DistributedBackend::Gloo;
+    case DistributedBackend::Gloo: return DistributedBackend::Gloo;
     case DistributedBackend::Auto:
       return device.is_cuda() && nccl_in_build ? DistributedBackend::Nccl
                                                : DistributedBackend::Gloo;
     case DistributedBackend::Nccl:
       if (!device.is_cuda()) {
-        throw ConfigError("training.distributed.backend: nccl reduces CUDA tensors only, and "
-                          "training.device is " + device.str() + "; use gloo (or auto)");
+        throw ConfigError(
+            "training.distributed.backend: nccl reduces CUDA tensors only, and "
+            "training.device is " +
+            device.str() + "; use gloo (or auto)");
       }
       if (!nccl_in_build) {
         throw UnsupportedError(
@@ -107,8 +108,8 @@ void DataParallel::reduce_gradients(const std::vector<at::Tensor>& parameters,
   const auto start = std::chrono::steady_clock::now();
   // average_gradients divides the sum by the world size; a rank whose share is not exactly
   // 1/world of the batch scales its gradient first, so the result is the global batch's mean.
-  const double weight = static_cast<double>(local_windows) * world_size_ /
-                        static_cast<double>(global_windows);
+  const double weight =
+      static_cast<double>(local_windows) * world_size_ / static_cast<double>(global_windows);
   if (weight != 1.0) {
     torch::NoGradGuard no_grad;
     for (const auto& p : parameters) {

@@ -66,8 +66,7 @@ class DataParallel {
   // This rank's step of each global batch: a contiguous share of its windows, the shares as
   // equal as they can be. A global batch with fewer windows than ranks is dropped by all, so
   // every rank runs the same number of steps.
-  std::vector<RankBatch> rank_batches(
-      const std::vector<std::vector<Window>>& global_batches) const;
+  std::vector<RankBatch> rank_batches(const std::vector<std::vector<Window>>& global_batches) const;
 
   // Makes every rank's gradients the gradient of the mean loss over the whole global batch:
   // each rank's (the mean over its `local_windows`) weighted by its share of

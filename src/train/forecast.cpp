@@ -72,14 +72,14 @@ MetricAccumulator accumulate_windows(TFTModel& model, const TimeSeriesDataset& d
                                      const std::vector<Window>& windows, std::int64_t batch_size,
                                      const c10::Device& device) {
   MetricAccumulator metrics(model->config().quantiles);
-  for_each_batch_output(
-      model, dataset, windows, batch_size, device,
-      [&](const TrainingBatch& batch, const TFTOutput& output) {
-        const at::Tensor prediction = output.prediction.detach().cpu();
-        const at::Tensor target = batch.targets.cpu();
-        metrics.add(prediction, target, unscale_target(dataset, batch, prediction),
-                    unscale_target(dataset, batch, target));
-      });
+  for_each_batch_output(model, dataset, windows, batch_size, device,
+                        [&](const TrainingBatch& batch, const TFTOutput& output) {
+                          const at::Tensor prediction = output.prediction.detach().cpu();
+                          const at::Tensor target = batch.targets.cpu();
+                          metrics.add(prediction, target,
+                                      unscale_target(dataset, batch, prediction),
+                                      unscale_target(dataset, batch, target));
+                        });
   return metrics;
 }
 

@@ -23,9 +23,9 @@
 namespace tft {
 
 struct Forecast {
-  std::uint32_t series = 0;  // index into TimeSeriesDataset::series()
-  std::int64_t origin = 0;   // time of the last encoder step: the forecast is made after it
-  bool future = false;       // true: the window after the data (actuals unknown)
+  std::uint32_t series = 0;         // index into TimeSeriesDataset::series()
+  std::int64_t origin = 0;          // time of the last encoder step: the forecast is made after it
+  bool future = false;              // true: the window after the data (actuals unknown)
   std::vector<std::int64_t> times;  // [prediction_length] time values of the decoder steps
   std::vector<float> values;        // [prediction_length x quantiles], row-major, original units
   std::vector<float> actuals;       // [prediction_length], original units; NaN where unknown

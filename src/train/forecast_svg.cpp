@@ -91,9 +91,9 @@ std::string forecast_svg(const TimeSeriesDataset& dataset, const Predictions& pr
     Panel p;
     p.series = count == n_series || count < 2
                    ? k
-                   : static_cast<std::size_t>(std::llround(static_cast<double>(k) *
-                                                           static_cast<double>(n_series - 1) /
-                                                           static_cast<double>(count - 1)));
+                   : static_cast<std::size_t>(
+                         std::llround(static_cast<double>(k) * static_cast<double>(n_series - 1) /
+                                      static_cast<double>(count - 1)));
     // Tiles chosen from the last validation window backwards, so they reach the data's end.
     std::int64_t covered = std::numeric_limits<std::int64_t>::max();
     for (auto it = predictions.forecasts.rbegin(); it != predictions.forecasts.rend(); ++it) {
@@ -153,9 +153,9 @@ std::string forecast_svg(const TimeSeriesDataset& dataset, const Predictions& pr
     const std::int64_t* times = all_times.data() + first_row;
     const std::vector<float>& target_column = dataset.real_column(target);
     const std::int64_t validation_rows = len - info.train_rows;
-    const std::int64_t context =
-        validation_rows > 0 ? std::max<std::int64_t>(2 * steps, validation_rows / 2)
-                            : std::max<std::int64_t>(dataset.encoder_length(), 2 * steps);
+    const std::int64_t context = validation_rows > 0
+                                     ? std::max<std::int64_t>(2 * steps, validation_rows / 2)
+                                     : std::max<std::int64_t>(dataset.encoder_length(), 2 * steps);
     const std::int64_t r0 = std::max<std::int64_t>(0, info.train_rows - context);
     const std::int64_t r1 = len + (panel.future ? steps : 0);  // exclusive
     // Row position of a forecast time (future steps follow the last row).
@@ -172,7 +172,8 @@ std::string forecast_svg(const TimeSeriesDataset& dataset, const Predictions& pr
         y_hi = std::max(y_hi, static_cast<double>(v));
       }
     };
-    for (std::int64_t r = r0; r < len; ++r) widen(target_column[first_row + static_cast<std::size_t>(r)]);
+    for (std::int64_t r = r0; r < len; ++r)
+      widen(target_column[first_row + static_cast<std::size_t>(r)]);
     std::vector<const Forecast*> drawn = panel.tiles;
     if (panel.future) drawn.push_back(panel.future);
     for (const Forecast* f : drawn) {
@@ -195,15 +196,15 @@ std::string forecast_svg(const TimeSeriesDataset& dataset, const Predictions& pr
     auto Y = [&](double v) { return py1 - (v - y_lo) / (y_hi - y_lo) * (py1 - py0); };
 
     svg << "<g>\n<text x=\"" << num(px0) << "\" y=\"" << num(top + 20)
-        << "\" font-size=\"12\" font-weight=\"bold\">series " << xml_escape(series_label(dataset, panel.series))
-        << "</text>\n";
+        << "\" font-size=\"12\" font-weight=\"bold\">series "
+        << xml_escape(series_label(dataset, panel.series)) << "</text>\n";
     svg << "<rect x=\"" << num(px0) << "\" y=\"" << num(py0) << "\" width=\"" << num(px1 - px0)
         << "\" height=\"" << num(py1 - py0) << "\" fill=\"none\" stroke=\"#999\"/>\n";
     for (double t : nice_ticks(y_lo, y_hi, 4)) {
       svg << "<line x1=\"" << num(px0) << "\" y1=\"" << num(Y(t)) << "\" x2=\"" << num(px1)
           << "\" y2=\"" << num(Y(t)) << "\" stroke=\"#e6e6e6\"/>\n";
-      svg << "<text x=\"" << num(px0 - 6) << "\" y=\"" << num(Y(t) + 4)
-          << "\" text-anchor=\"end\">" << tick_label(t) << "</text>\n";
+      svg << "<text x=\"" << num(px0 - 6) << "\" y=\"" << num(Y(t) + 4) << "\" text-anchor=\"end\">"
+          << tick_label(t) << "</text>\n";
     }
     // Time labels at the start, the validation start, the end of the data and the last step.
     std::vector<std::pair<double, std::string>> labels;
@@ -222,8 +223,8 @@ std::string forecast_svg(const TimeSeriesDataset& dataset, const Predictions& pr
     for (const auto& [row, text] : labels) {
       const double x = X(row);
       if (x - last_label_x < 120) continue;  // no overlapping labels
-      svg << "<line x1=\"" << num(x) << "\" y1=\"" << num(py1) << "\" x2=\"" << num(x)
-          << "\" y2=\"" << num(py1 + 4) << "\" stroke=\"#999\"/>\n";
+      svg << "<line x1=\"" << num(x) << "\" y1=\"" << num(py1) << "\" x2=\"" << num(x) << "\" y2=\""
+          << num(py1 + 4) << "\" stroke=\"#999\"/>\n";
       svg << "<text x=\"" << num(x) << "\" y=\"" << num(py1 + 16) << "\" text-anchor=\""
           << (x > px1 - 60 ? "end" : "middle") << "\">" << xml_escape(text) << "</text>\n";
       last_label_x = x;

@@ -40,7 +40,7 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
 #if !TFT_HAS_FUSED_ADAM
   return torch::optim::Adam::step(std::move(closure));
 #else
-  std::vector<std::vector<at::Tensor>> groups_params;
+  std::vector<std::vector<at::Tensor> > groups_params;
   for (auto& group : param_groups_) {
     std::vector<at::Tensor> params;
     for (const auto& p : group.params()) {

@@ -25,8 +25,7 @@ nlohmann::ordered_json importance_json(const std::vector<VariableImportance>& li
 
 }  // namespace
 
-InterpretationAccumulator::InterpretationAccumulator(const ModelConfig& config)
-    : config_(config) {
+InterpretationAccumulator::InterpretationAccumulator(const ModelConfig& config) : config_(config) {
   const auto options = at::TensorOptions().dtype(at::kDouble);
   const auto count = [](const auto& v) { return static_cast<std::int64_t>(v.size()); };
   static_sum_ = at::zeros({count(config.schema.static_variables())}, options);
@@ -44,8 +43,10 @@ void InterpretationAccumulator::add(const TFTOutput& output) {
   windows_ += b;
   auto cpu = [](const at::Tensor& t) { return t.detach().to(at::kCPU, at::kDouble); };
   if (static_sum_.numel() > 0) static_sum_ += cpu(output.static_weights).sum(0);
-  if (encoder_sum_.numel() > 0) encoder_sum_ += cpu(output.encoder_weights).sum(at::IntArrayRef(kBatchAndTime));
-  if (decoder_sum_.numel() > 0) decoder_sum_ += cpu(output.decoder_weights).sum(at::IntArrayRef(kBatchAndTime));
+  if (encoder_sum_.numel() > 0)
+    encoder_sum_ += cpu(output.encoder_weights).sum(at::IntArrayRef(kBatchAndTime));
+  if (decoder_sum_.numel() > 0)
+    decoder_sum_ += cpu(output.decoder_weights).sum(at::IntArrayRef(kBatchAndTime));
   if (output.attention.defined()) attention_sum_ += cpu(output.attention).sum(0);
 }
 

@@ -79,13 +79,13 @@ void MetricAccumulator::add(const at::Tensor& prediction, const at::Tensor& targ
   // Calibration: how often the target falls at or below each quantile's forecast.
   const at::Tensor at_or_below = (yo.unsqueeze(-1) <= po);  // [B, T, Q]
   for (std::size_t q = 0; q < quantiles_.size(); ++q) {
-    at_or_below_[q] +=
-        at_or_below.select(-1, static_cast<std::int64_t>(q)).sum().item<double>();
+    at_or_below_[q] += at_or_below.select(-1, static_cast<std::int64_t>(q)).sum().item<double>();
   }
   if (quantiles_.size() >= 2) {
     const auto [lowest, highest] = outer_quantiles(quantiles_);
-    const at::Tensor inside = (po.select(-1, static_cast<std::int64_t>(lowest)) <= yo)
-                                  .logical_and(yo <= po.select(-1, static_cast<std::int64_t>(highest)));
+    const at::Tensor inside =
+        (po.select(-1, static_cast<std::int64_t>(lowest)) <= yo)
+            .logical_and(yo <= po.select(-1, static_cast<std::int64_t>(highest)));
     inside_interval_ += inside.sum().item<double>();
   }
 }
@@ -201,9 +201,8 @@ EpochMetrics epoch_metrics_from_json(const nlohmann::json& j) {
     const nlohmann::json& coverage = json_get(j, "coverage", where);
     if (!coverage.is_array()) throw IoError(where + ": key 'coverage': expected a list");
     for (const auto& value : coverage) {
-      m.validation.coverage.push_back(value.is_number()
-                                          ? value.get<double>()
-                                          : std::numeric_limits<double>::quiet_NaN());
+      m.validation.coverage.push_back(value.is_number() ? value.get<double>()
+                                                        : std::numeric_limits<double>::quiet_NaN());
     }
   }
   if (j.contains("interval_coverage")) {

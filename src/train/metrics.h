@@ -45,9 +45,9 @@ struct EpochMetrics {
   double seconds = 0.0;        // wall time of the training steps (validation excluded)
   double samples_per_second = 0.0;
   std::int64_t peak_activation_bytes = 0;  // largest step of the epoch (memory_meter.h)
-  bool best = false;  // this epoch set a new best monitored loss
-  std::int64_t steps = 0;            // optimizer steps this epoch
-  double allreduce_seconds = 0.0;    // of `seconds`, spent averaging gradients across ranks
+  bool best = false;                       // this epoch set a new best monitored loss
+  std::int64_t steps = 0;                  // optimizer steps this epoch
+  double allreduce_seconds = 0.0;          // of `seconds`, spent averaging gradients across ranks
 };
 
 // The index of quantile `q` in `quantiles` (|difference| < 1e-9), or nothing.
@@ -78,8 +78,8 @@ class MetricAccumulator {
   std::int64_t loss_count_ = 0;  // elements x quantiles
   double ql50_sum_ = 0.0, ql90_sum_ = 0.0, abs_target_sum_ = 0.0, abs_error50_sum_ = 0.0;
   std::vector<double> at_or_below_;  // per quantile: targets at or below its forecast
-  double inside_interval_ = 0.0;      // targets between the lowest and highest quantile
-  std::int64_t points_ = 0;  // elements (windows x horizon steps)
+  double inside_interval_ = 0.0;     // targets between the lowest and highest quantile
+  std::int64_t points_ = 0;          // elements (windows x horizon steps)
   std::int64_t windows_ = 0;
 };
 

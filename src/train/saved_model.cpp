@@ -46,9 +46,9 @@ std::map<std::string, std::string> parse_checksums(const std::string& text,
     if (line_end == std::string::npos) line_end = text.size();
     const std::string entry = text.substr(line_start, line_end - line_start);
     line_start = line_end + 1;
-    const bool well_formed =
-        entry.size() > 66 && entry[64] == ' ' && (entry[65] == ' ' || entry[65] == '*') &&
-        entry.find_first_not_of("0123456789abcdef") == 64;
+    const bool well_formed = entry.size() > 66 && entry[64] == ' ' &&
+                             (entry[65] == ' ' || entry[65] == '*') &&
+                             entry.find_first_not_of("0123456789abcdef") == 64;
     if (!well_formed) {
       throw IoError(where + ":" + std::to_string(line) +
                     ": expected '<SHA-256 in hex>  <file name>' (damaged?)");
@@ -121,9 +121,8 @@ SavedModel SavedModel::load(const fs::path& directory) {
       throw IoError(where + ": " + e.what());
     }
   };
-  TrainConfig config = in_file(kConfig, [&](const std::string&) {
-    return load_train_config_string(contents[kConfig], "");
-  });
+  TrainConfig config = in_file(
+      kConfig, [&](const std::string&) { return load_train_config_string(contents[kConfig], ""); });
   ModelConfig model_config = in_file(kModelConfig, [&](const std::string& where) {
     return model_config_from_json(parse_json(contents[kModelConfig], where));
   });

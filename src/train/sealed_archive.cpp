@@ -39,8 +39,7 @@ void load_archive_from_bytes(torch::serialize::InputArchive& archive, std::strin
     // the bit flips of test_damaged_files land at other offsets). fuzz_snapshot found more:
     // std::out_of_range for an attribute the archive's class does not declare, std::bad_alloc
     // for a huge memo index or string length.
-    throw IoError(where + ": not a readable LibTorch archive (truncated or damaged?): " +
-                  e.what());
+    throw IoError(where + ": not a readable LibTorch archive (truncated or damaged?): " + e.what());
   }
 }
 
@@ -60,10 +59,8 @@ void save_sealed_archive(const fs::path& path, torch::serialize::OutputArchive& 
   write_file_atomically(path, archive_to_bytes(sealed, where));
 }
 
-torch::serialize::InputArchive load_sealed_archive(const fs::path& path,
-                                                   const std::string& format,
-                                                   std::int64_t version,
-                                                   const std::string& where) {
+torch::serialize::InputArchive load_sealed_archive(const fs::path& path, const std::string& format,
+                                                   std::int64_t version, const std::string& where) {
   std::error_code ec;
   if (!fs::exists(path, ec)) throw IoError(where + ": no such file");
   torch::serialize::InputArchive sealed;
@@ -88,8 +85,9 @@ torch::serialize::InputArchive load_sealed_archive(const fs::path& path,
   const std::string_view bytes(reinterpret_cast<const char*>(payload.data_ptr<std::uint8_t>()),
                                static_cast<std::size_t>(payload.numel()));
   if (sha256_hex(bytes) != digest.toStringRef()) {
-    throw IoError(where + ": damaged (its SHA-256 does not match the one stored when it was "
-                          "written: the file changed or was corrupted since)");
+    throw IoError(where +
+                  ": damaged (its SHA-256 does not match the one stored when it was "
+                  "written: the file changed or was corrupted since)");
   }
   torch::serialize::InputArchive inner;
   load_archive_from_bytes(inner, bytes, where);

@@ -39,8 +39,7 @@ void save_sealed_archive(const std::filesystem::path& path,
 // Reads a sealed archive and returns its payload. IoError naming `where` when the file is
 // missing, truncated, damaged (digest mismatch), another format or another version.
 torch::serialize::InputArchive load_sealed_archive(const std::filesystem::path& path,
-                                                   const std::string& format,
-                                                   std::int64_t version,
+                                                   const std::string& format, std::int64_t version,
                                                    const std::string& where);
 
 }  // namespace tft

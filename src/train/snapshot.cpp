@@ -114,7 +114,8 @@ Snapshot load_snapshot(const fs::path& path, const TFTModel& model,
   }
   const nlohmann::json state_json = parse_json(state_text.toStringRef(), where);
   // The same model, or nothing.
-  const nlohmann::json expected = nlohmann::json::parse(model_config_to_json(model->config()).dump());
+  const nlohmann::json expected =
+      nlohmann::json::parse(model_config_to_json(model->config()).dump());
   const nlohmann::json& stored = json_get(state_json, "model_config", where);
   if (stored != expected) {
     std::string differs;
@@ -142,8 +143,8 @@ Snapshot load_snapshot(const fs::path& path, const TFTModel& model,
   try {
     optimizer.load(adam);
   } catch (const c10::Error& e) {
-    throw IoError(where + ": optimizer state does not fit this model: " +
-                  e.what_without_backtrace());
+    throw IoError(where +
+                  ": optimizer state does not fit this model: " + e.what_without_backtrace());
   }
   return snapshot;
 }

@@ -92,8 +92,7 @@ std::string summary_text(const TrainReport& r) {
     out += buf + value + "\n";
   };
   out += "Training summary\n";
-  line("epochs run", std::to_string(r.epochs_run) +
-                         (r.early_stopped ? " (early stopped)" : "") +
+  line("epochs run", std::to_string(r.epochs_run) + (r.early_stopped ? " (early stopped)" : "") +
                          resumed_text(r));
   line("validation loss: initial", number(r.initial_validation_loss));
   line("validation loss: final epoch", number(r.final_validation_loss));
@@ -106,12 +105,13 @@ std::string summary_text(const TrainReport& r) {
   line("saved model: interval coverage", percent(r.validation.interval_coverage));
   if (!r.validation.coverage.empty()) {
     std::string coverage;
-    for (const double c : r.validation.coverage) coverage += (coverage.empty() ? "" : ", ") + percent(c);
+    for (const double c : r.validation.coverage)
+      coverage += (coverage.empty() ? "" : ", ") + percent(c);
     line("saved model: coverage per quantile", coverage);
   }
   if (r.baselines.naive.windows > 0) {
     line("naive forecast: q-risk P50, P90", number(r.baselines.naive.q_risk_p50, "%.4f") + ", " +
-                                               number(r.baselines.naive.q_risk_p90, "%.4f"));
+                                                number(r.baselines.naive.q_risk_p90, "%.4f"));
   }
   if (r.baselines.seasonal_naive.windows > 0) {
     line("seasonal naive: q-risk P50, P90",
@@ -133,23 +133,22 @@ std::string summary_text(const TrainReport& r) {
   line("peak activation: checkpointed step", format_bytes(r.memory.checkpointed_peak_bytes));
   line("peak activation: unchecked step", format_bytes(r.memory.unchecked_peak_bytes));
   line("activation savings: measured", percent(r.memory.measured_savings));
-  line("activation savings: seed formula", percent(r.memory.predicted_savings) +
-                                               " (counts units, not bytes)");
+  line("activation savings: seed formula",
+       percent(r.memory.predicted_savings) + " (counts units, not bytes)");
   line("compute overhead: seed formula", number(r.memory.predicted_compute_overhead, "%.2fx"));
   if (r.memory.plan) {
     line("checkpoint plan", r.memory.plan->summary());
     for (const PlannedUnit& u : r.memory.plan->units) {
-      const std::string choice =
-          !u.checkpointed()                  ? std::string("kept")
-          : u.checkpointed_chunks < u.chunks ? std::to_string(u.checkpointed_chunks) + " of " +
-                                                   std::to_string(u.chunks) + " chunks checkpointed"
-                                             : std::string("checkpointed");
-      line(("  " + u.name).c_str(),
-           choice + ": saves " + format_bytes(u.planned_saved_bytes) + ", keeps " +
-               format_bytes(u.kept_bytes) + ", +" +
-               number(1e3 * u.planned_recompute_seconds, "%.1f") + " ms (whole unit: saves " +
-               format_bytes(u.saved_bytes) + ", +" + number(1e3 * u.recompute_seconds, "%.1f") +
-               " ms)");
+      const std::string choice = !u.checkpointed() ? std::string("kept")
+                                 : u.checkpointed_chunks < u.chunks
+                                     ? std::to_string(u.checkpointed_chunks) + " of " +
+                                           std::to_string(u.chunks) + " chunks checkpointed"
+                                     : std::string("checkpointed");
+      line(("  " + u.name).c_str(), choice + ": saves " + format_bytes(u.planned_saved_bytes) +
+                                        ", keeps " + format_bytes(u.kept_bytes) + ", +" +
+                                        number(1e3 * u.planned_recompute_seconds, "%.1f") +
+                                        " ms (whole unit: saves " + format_bytes(u.saved_bytes) +
+                                        ", +" + number(1e3 * u.recompute_seconds, "%.1f") + " ms)");
     }
   }
   line("output", r.output_directory);

@@ -23,13 +23,13 @@ struct TrainProgress {
     Epoch,  // after each epoch's validation (metrics set)
   };
   Kind kind = Kind::Step;
-  std::int64_t epoch = 0;   // 1-based
-  std::int64_t epochs = 0;  // configured training.epochs
-  std::int64_t step = 0;    // 1-based within the epoch (== steps at Kind::Epoch)
-  std::int64_t steps = 0;   // steps of this epoch
-  double loss = 0.0;        // mean training loss of the epoch so far (on a GPU: over the
-                            // steps read back from it, at most 0.1 s behind)
-  double samples_per_second = 0.0;         // this epoch so far
+  std::int64_t epoch = 0;           // 1-based
+  std::int64_t epochs = 0;          // configured training.epochs
+  std::int64_t step = 0;            // 1-based within the epoch (== steps at Kind::Epoch)
+  std::int64_t steps = 0;           // steps of this epoch
+  double loss = 0.0;                // mean training loss of the epoch so far (on a GPU: over the
+                                    // steps read back from it, at most 0.1 s behind)
+  double samples_per_second = 0.0;  // this epoch so far
   std::int64_t peak_activation_bytes = 0;  // largest step of the epoch so far
   double learning_rate = 0.0;
   const EpochMetrics* metrics = nullptr;  // Kind::Epoch only; valid during the call
@@ -53,7 +53,7 @@ struct MemoryReport {
   // Measured activation peak of one training step (forward + backward) on the same batch.
   std::int64_t checkpointed_peak_bytes = 0;  // checkpointing as configured
   std::int64_t unchecked_peak_bytes = 0;     // checkpointing off
-  double measured_savings = 0.0;   // 1 - checkpointed / unchecked
+  double measured_savings = 0.0;             // 1 - checkpointed / unchecked
   // The seed's formulas (CheckpointConfig::memory_savings and compute_overhead of num_units),
   // which count units, not bytes: estimates beside the measured figures.
   double predicted_savings = 0.0;
@@ -79,8 +79,8 @@ struct TrainReport {
   // "8-bit weights, 8-bit inputs, from epoch 1".
   std::string quantization = "off";
   bool early_stopped = false;
-  double train_seconds = 0.0;       // training steps only, over every epoch
-  double samples_per_second = 0.0;  // training samples / train_seconds
+  double train_seconds = 0.0;              // training steps only, over every epoch
+  double samples_per_second = 0.0;         // training samples / train_seconds
   std::int64_t peak_activation_bytes = 0;  // largest training step, checkpointing as configured
   // Validation metrics of the model the run ends with (the best epoch's weights).
   ValidationMetrics validation;

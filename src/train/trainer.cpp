@@ -34,7 +34,8 @@ TrainConfig validated(TrainConfig config) {
 
 }  // namespace
 
-Trainer::Trainer(TrainConfig config) : Trainer(validated(config), TimeSeriesDataset::load(config)) {}
+Trainer::Trainer(TrainConfig config)
+    : Trainer(validated(config), TimeSeriesDataset::load(config)) {}
 
 Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
   config = validated(std::move(config));
@@ -56,8 +57,8 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
     // own. Epoch snapshots hold the agreed sums and work in jobs.
     throw UnsupportedError(
         "training.snapshot_every_steps: snapshots inside an epoch are not supported in jobs of "
-        "several ranks (this job has " + std::to_string(state.parallel->world_size()) +
-        "); use 0 (a snapshot after every epoch)");
+        "several ranks (this job has " +
+        std::to_string(state.parallel->world_size()) + "); use 0 (a snapshot after every epoch)");
   }
   state.model_config = make_model_config(state.config, state.dataset.schema());
 
@@ -139,8 +140,8 @@ void Trainer::plan_dynamic_checkpointing() {
       if (value > 0) limits[unit] = value;
     }
     const CheckpointConfig requested = state.config.checkpoint;
-    chosen = checkpointed.empty() ? CheckpointConfig::none()
-                                  : CheckpointConfig::selective(checkpointed);
+    chosen =
+        checkpointed.empty() ? CheckpointConfig::none() : CheckpointConfig::selective(checkpointed);
     chosen.checkpoint_attention = requested.checkpoint_attention;
     chosen.checkpoint_ffn = requested.checkpoint_ffn;
     chosen.boundary_dtype = requested.boundary_dtype;
@@ -165,7 +166,7 @@ ValidationMetrics Trainer::evaluate() {
   TrainerState& state = *state_;
   const Isolation::Scope isolated(state.isolation);
   return state.parallel->evaluate(state.model, state.dataset, state.dataset.validation_windows(),
-                              state.config.training.batch_size, state.device);
+                                  state.config.training.batch_size, state.device);
 }
 
 int Trainer::rank() const { return state_->parallel->rank(); }
@@ -247,11 +248,10 @@ MemoryReport Trainer::memory_report() {
   }
   state.model->set_checkpointing(effective);
   state.model->train(was_training);
-  report.measured_savings =
-      report.unchecked_peak_bytes > 0
-          ? 1.0 - static_cast<double>(report.checkpointed_peak_bytes) /
-                      static_cast<double>(report.unchecked_peak_bytes)
-          : 0.0;
+  report.measured_savings = report.unchecked_peak_bytes > 0
+                                ? 1.0 - static_cast<double>(report.checkpointed_peak_bytes) /
+                                            static_cast<double>(report.unchecked_peak_bytes)
+                                : 0.0;
   return report;
 }
 

@@ -14,10 +14,11 @@
 //
 // Determinism: the trainer's own generators (isolation.h) are seeded with training.seed before
 // the model is built, and the constructor sets the process-wide compute threads
-// (common/compute_threads.h: training.threads intra-op threads, one BLAS thread). Epoch k's batches come from WindowSampler::epoch_batches(k) (seeded from (seed, k)).
-// Every train(resume = false) starts from the same initial weights and random state, so two
-// runs with the same config and thread count end with bitwise equal weights on the CPU, and a
-// run resumed from a snapshot ends exactly like one that never stopped.
+// (common/compute_threads.h: training.threads intra-op threads, one BLAS thread). Epoch k's batches
+// come from WindowSampler::epoch_batches(k) (seeded from (seed, k)). Every train(resume = false)
+// starts from the same initial weights and random state, so two runs with the same config and
+// thread count end with bitwise equal weights on the CPU, and a run resumed from a snapshot ends
+// exactly like one that never stopped.
 //
 // Data parallelism: started by a launcher as one of several ranks (torchrun's environment:
 // RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), the trainer joins the job (data_parallel.h):
@@ -45,8 +46,8 @@ class Trainer {
   // Validates the config, reads config.data.path (IoError / DataError), builds the model and
   // sets its checkpointing from config.checkpoint, validated against the model's unit count
   // (ConfigError naming the unit index). A dynamic strategy is planned here, measured on the
-  // first training batch (checkpoint_planning.h); the model runs the plan. UnsupportedError for a device this build or machine
-  // lacks.
+  // first training batch (checkpoint_planning.h); the model runs the plan. UnsupportedError for a
+  // device this build or machine lacks.
   explicit Trainer(TrainConfig config);
   // The same with a dataset loaded by the caller (TimeSeriesDataset::from_reader, say); it
   // must have been loaded with `config`.
@@ -66,8 +67,8 @@ class Trainer {
   // `progress` is called after every step and after every epoch (train_report.h), on this
   // thread. It returning false, or cancel(), stops the run at the next step boundary with a
   // CancelledError: the last snapshot (of the last finished epoch, or of the last
-  // snapshot_every_steps step) stays on disk (resume continues from it), the model holds the best weights so far, model/ and the other outputs are not
-  // written.
+  // snapshot_every_steps step) stays on disk (resume continues from it), the model holds the best
+  // weights so far, model/ and the other outputs are not written.
   //
   // A file that cannot be written (a full disk, a read-only folder) is an IoError naming it;
   // what was on disk before stays (atomic_file.h).

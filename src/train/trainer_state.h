@@ -39,14 +39,12 @@ struct TrainerState {
   ModuleState initial_weights;
   RngState initial_rng;
   ModuleState best_weights;
-  std::optional<CheckpointPlan> plan;  // dynamic checkpointing: what the model runs
+  std::optional<CheckpointPlan> plan;      // dynamic checkpointing: what the model runs
   std::unique_ptr<DataParallel> parallel;  // this process's rank in a job (a group of one alone)
   Isolation isolation;  // this trainer's generators, recompute clock and memory account
 
   TrainerState(TrainConfig c, TimeSeriesDataset d)
-      : config(std::move(c)),
-        dataset(std::move(d)),
-        isolation(config.training.seed) {}
+      : config(std::move(c)), dataset(std::move(d)), isolation(config.training.seed) {}
 
   // This rank's share of each of the epoch's global batches (data_parallel.h).
   std::vector<RankBatch> epoch_batches(std::int64_t epoch) const {

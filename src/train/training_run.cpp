@@ -78,7 +78,7 @@ struct TrainingRun::Epoch {
   std::vector<RankBatch> batches;
   // A snapshot taken inside this epoch: its steps are done and their sums carry on.
   EpochInProgress resumed;
-  double loss_sum = 0.0;  // over the steps read (this rank's, until finish_epoch sums them)
+  double loss_sum = 0.0;     // over the steps read (this rank's, until finish_epoch sums them)
   std::int64_t samples = 0;  // over the steps run
   std::int64_t peak_activation_bytes = 0;
   at::Tensor step_stats;  // per step: loss and gradient norm, as doubles on the device
@@ -176,23 +176,21 @@ TrainingRun::Epoch TrainingRun::begin_epoch(std::int64_t number) {
   saved_.in_progress.reset();
   const std::int64_t first_step = epoch.resumed.steps_done;
   if (first_step >= epoch.steps && first_step > 0) {
-    throw ConfigError("snapshot '" + trainer_.snapshot_path().string() +
-                      "' was taken after step " + std::to_string(first_step) + " of epoch " +
-                      std::to_string(number) + ", but this data and batch size give " +
-                      std::to_string(epoch.steps) +
+    throw ConfigError("snapshot '" + trainer_.snapshot_path().string() + "' was taken after step " +
+                      std::to_string(first_step) + " of epoch " + std::to_string(number) +
+                      ", but this data and batch size give " + std::to_string(epoch.steps) +
                       " steps per epoch; resume with the data and training.batch_size of "
                       "that run, or train without resuming");
   }
   epoch.loss_sum = epoch.resumed.loss_sum;
   epoch.samples = epoch.resumed.samples;
   epoch.peak_activation_bytes = epoch.resumed.peak_activation_bytes;
-  epoch.step_stats = at::empty(
-      {epoch.steps, 2}, at::TensorOptions().dtype(at::kDouble).device(state_.device));
+  epoch.step_stats =
+      at::empty({epoch.steps, 2}, at::TensorOptions().dtype(at::kDouble).device(state_.device));
   epoch.step_samples.assign(static_cast<std::size_t>(first_step), 0);
   epoch.steps_read = first_step;
   epoch.samples_read = epoch.samples;
-  epoch.reduce_seconds_before =
-      state_.parallel->reduce_seconds() - epoch.resumed.allreduce_seconds;
+  epoch.reduce_seconds_before = state_.parallel->reduce_seconds() - epoch.resumed.allreduce_seconds;
   epoch.start = Clock::now();
   return epoch;
 }
@@ -311,8 +309,7 @@ void TrainingRun::report_step(const Epoch& epoch, std::int64_t step) {
   if (!progress_(p)) stop_after_callback(epoch.number, step + 1, epoch.steps);
 }
 
-void TrainingRun::stop_after_callback(std::int64_t epoch, std::int64_t step,
-                                      std::int64_t steps) {
+void TrainingRun::stop_after_callback(std::int64_t epoch, std::int64_t step, std::int64_t steps) {
   if (state_.parallel->world_size() == 1) throw_cancelled(epoch, step, steps);
   stop_wanted_ = true;  // agreed with the other ranks at the next step
 }
@@ -344,8 +341,8 @@ void TrainingRun::monitor_epoch(EpochMetrics& metrics) {
   const QatConfig& qat = state_.config.training.qat;
   const double monitored = has_validation_ ? metrics.validation.loss : metrics.train_loss;
   if (!std::isfinite(monitored)) {
-    throw_numerical_error(std::string(has_validation_ ? "validation" : "training") +
-                              " loss is " + loss_text(monitored) + " after epoch " +
+    throw_numerical_error(std::string(has_validation_ ? "validation" : "training") + " loss is " +
+                              loss_text(monitored) + " after epoch " +
                               std::to_string(metrics.epoch),
                           metrics.learning_rate);
   }
@@ -412,8 +409,8 @@ TrainReport TrainingRun::make_report() {
                           std::to_string(training.qat.activation_bits) +
                           "-bit inputs, from epoch " + std::to_string(training.qat.start_epoch);
     if (training.qat.freeze_observers_epoch > 0) {
-      report.quantization += ", observers frozen after epoch " +
-                             std::to_string(training.qat.freeze_observers_epoch);
+      report.quantization +=
+          ", observers frozen after epoch " + std::to_string(training.qat.freeze_observers_epoch);
     }
   }
   if (has_validation_ && !saved_.history.empty()) {
@@ -424,9 +421,9 @@ TrainReport TrainingRun::make_report() {
   report.resumed_from_step = resumed_from_step_;
   report.early_stopped = saved_.stopped_early;
   report.train_seconds = saved_.train_seconds;
-  report.samples_per_second =
-      saved_.train_seconds > 0 ? static_cast<double>(saved_.train_samples) / saved_.train_seconds
-                               : 0.0;
+  report.samples_per_second = saved_.train_seconds > 0
+                                  ? static_cast<double>(saved_.train_samples) / saved_.train_seconds
+                                  : 0.0;
   report.peak_activation_bytes = saved_.peak_activation_bytes;
   report.validation = trainer_.evaluate();
   report.baselines = baselines_;

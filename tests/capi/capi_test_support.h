@@ -11,19 +11,19 @@
 
 #include "tftrain.h"
 
-#define ASSERT_OK(call)                                                               \
-  do {                                                                                \
-    tft_status status_ = (call);                                                      \
-    if (status_ != TFT_OK) {                                                          \
+#define ASSERT_OK(call)                                                                  \
+  do {                                                                                   \
+    tft_status status_ = (call);                                                         \
+    if (status_ != TFT_OK) {                                                             \
       fail_msg("%s returned %s: %s", #call, tft_status_name(status_), tft_last_error()); \
-    }                                                                                 \
+    }                                                                                    \
   } while (0)
 #define ASSERT_STATUS(call, status) assert_int_equal((call), (status))
-#define ASSERT_ERROR_HAS(needle)                                                \
-  do {                                                                          \
-    if (strstr(tft_last_error(), (needle)) == NULL) {                          \
+#define ASSERT_ERROR_HAS(needle)                                              \
+  do {                                                                        \
+    if (strstr(tft_last_error(), (needle)) == NULL) {                         \
       fail_msg("last error \"%s\" lacks \"%s\"", tft_last_error(), (needle)); \
-    }                                                                           \
+    }                                                                         \
   } while (0)
 
 /* A fresh folder under $TMPDIR (or /tmp), written to `dir` (room for 256 bytes). */
@@ -33,8 +33,7 @@ static inline void make_scratch_dir(char* dir, const char* name) {
   if (mkdtemp(dir) == NULL) fail_msg("mkdtemp failed for %s", dir);
 }
 
-static inline int remove_entry(const char* path, const struct stat* sb, int flag,
-                               struct FTW* ftw) {
+static inline int remove_entry(const char* path, const struct stat* sb, int flag, struct FTW* ftw) {
   (void)sb;
   (void)flag;
   (void)ftw;

@@ -192,9 +192,8 @@ static void estimate_formulas(void** state) {
     ASSERT_OK(tft_checkpoint_config_get_compute_overhead(cfg, rows[r].n, &overhead));
     if (should != rows[r].should || fabs(savings - rows[r].savings) > 1e-12 ||
         fabs(overhead - rows[r].overhead) > 1e-12) {
-      fail_msg("%s: got should=%d savings=%.15g overhead=%.15g, want %d %.15g %.15g",
-               rows[r].label, should, savings, overhead, rows[r].should, rows[r].savings,
-               rows[r].overhead);
+      fail_msg("%s: got should=%d savings=%.15g overhead=%.15g, want %d %.15g %.15g", rows[r].label,
+               should, savings, overhead, rows[r].should, rows[r].savings, rows[r].overhead);
     }
     tft_checkpoint_config_free(cfg);
   }

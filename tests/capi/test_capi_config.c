@@ -64,9 +64,10 @@ static void config_file_errors_name_file_line_and_key(void** state) {
   snprintf(path, sizeof path, "%s/bad.yaml", dir);
   file = fopen(path, "w");
   assert_non_null(file);
-  fputs("data:\n  path: x.csv\n  time_column: t\n  target: y\nwindows:\n"
-        "  encoder_length: 8\n  prediction_length: 2\ntraining:\n  epochs: ten\n",
-        file);
+  fputs(
+      "data:\n  path: x.csv\n  time_column: t\n  target: y\nwindows:\n"
+      "  encoder_length: 8\n  prediction_length: 2\ntraining:\n  epochs: ten\n",
+      file);
   fclose(file);
   ASSERT_STATUS(tft_config_create_from_file(path, &config), TFT_ERROR_CONFIG);
   ASSERT_ERROR_HAS("bad.yaml:9");
@@ -122,8 +123,9 @@ static void config_get_set_validate_and_round_trip(void** state) {
   ASSERT_OK(tft_config_set_value(config, "training.qat.enabled", "true"));
   ASSERT_OK(tft_config_set_value(config, "training.qat.activation_bits", "6"));
   ASSERT_OK(tft_config_get_value(config, "training.qat", value, sizeof value, NULL));
-  assert_string_equal(value, "{enabled: true, start_epoch: 1, weight_bits: 8, activation_bits: 6, "
-                             "freeze_observers_epoch: 0}");
+  assert_string_equal(value,
+                      "{enabled: true, start_epoch: 1, weight_bits: 8, activation_bits: 6, "
+                      "freeze_observers_epoch: 0}");
   ASSERT_OK(tft_config_validate(config));
   ASSERT_OK(tft_config_set_value(config, "training.qat.weight_bits", "12"));
   ASSERT_STATUS(tft_config_validate(config), TFT_ERROR_CONFIG);

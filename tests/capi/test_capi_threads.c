@@ -115,14 +115,13 @@ static void assert_same_run(const struct run_result* alone_run,
                             const struct run_result* together_run, int index) {
   const tft_train_summary* alone = &alone_run->summary;
   const tft_train_summary* together = &together_run->summary;
-  const double alone_losses[] = {alone->final_train_loss, alone->final_validation_loss,
+  const double alone_losses[] = {alone->final_train_loss,     alone->final_validation_loss,
                                  alone->best_validation_loss, alone->initial_validation_loss,
-                                 alone_run->validation.loss, alone_run->validation.mae_p50};
-  const double together_losses[] = {together->final_train_loss, together->final_validation_loss,
-                                    together->best_validation_loss,
-                                    together->initial_validation_loss,
-                                    together_run->validation.loss,
-                                    together_run->validation.mae_p50};
+                                 alone_run->validation.loss,  alone_run->validation.mae_p50};
+  const double together_losses[] = {
+      together->final_train_loss,     together->final_validation_loss,
+      together->best_validation_loss, together->initial_validation_loss,
+      together_run->validation.loss,  together_run->validation.mae_p50};
   if (memcmp(alone_losses, together_losses, sizeof alone_losses) != 0) {
     fail_msg("trainer %d: final train loss %.17g alone, %.17g together; validation %.17g, %.17g",
              index, alone->final_train_loss, together->final_train_loss,
@@ -229,8 +228,10 @@ static void* cancel_until_dead(void* arg) {
     if (status == TFT_OK) {
       ++race->cancels;
     } else {
-      if (status == TFT_ERROR_INVALID_ARGUMENT) race->saw_dead = 1;
-      else race->wrong = status;
+      if (status == TFT_ERROR_INVALID_ARGUMENT)
+        race->saw_dead = 1;
+      else
+        race->wrong = status;
       pthread_mutex_unlock(&race->mutex);
       return NULL;
     }

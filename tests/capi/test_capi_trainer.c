@@ -60,7 +60,7 @@ static void every_function_rejects_null(void** state) {
   tft_forecast_info info;
   tft_train_summary summary;
   tft_predictions* predictions = (tft_predictions*)0x1; /* must stay untouched */
-  tft_train_report* report = (tft_train_report*)0x1;   /* must stay untouched */
+  tft_train_report* report = (tft_train_report*)0x1;    /* must stay untouched */
   tft_model* model = NULL;
   size_t n = 0;
   float value = 0;
@@ -115,7 +115,7 @@ struct progress_log {
   int64_t steps_seen;
   int64_t epochs_seen;
   int64_t last_epoch, last_step;
-  int ordered; /* 1 while (epoch, step) only ever increased */
+  int ordered;             /* 1 while (epoch, step) only ever increased */
   int64_t cancel_at_epoch; /* cancel at this epoch's first step; 0: never */
 };
 
@@ -254,12 +254,11 @@ static void train_predict_save_load(void** state) {
   ASSERT_OK(tft_predictions_get_times(predictions, NULL, 0, &needed));
   assert_int_equal(needed, forecasts * horizon);
   needed = 0;
-  ASSERT_STATUS(tft_predictions_get_values(predictions, values, forecasts * horizon * quantiles - 1,
-                                           &needed),
-                TFT_ERROR_BUFFER_TOO_SMALL);
+  ASSERT_STATUS(
+      tft_predictions_get_values(predictions, values, forecasts * horizon * quantiles - 1, &needed),
+      TFT_ERROR_BUFFER_TOO_SMALL);
   assert_int_equal(needed, forecasts * horizon * quantiles);
-  ASSERT_STATUS(tft_predictions_get_times(predictions, times, 1, NULL),
-                TFT_ERROR_BUFFER_TOO_SMALL);
+  ASSERT_STATUS(tft_predictions_get_times(predictions, times, 1, NULL), TFT_ERROR_BUFFER_TOO_SMALL);
   ASSERT_OK(tft_predictions_get_values(predictions, values, forecasts * horizon * quantiles, NULL));
   ASSERT_OK(tft_predictions_get_actuals(predictions, actuals, forecasts * horizon, &needed));
   ASSERT_OK(tft_predictions_get_times(predictions, times, forecasts * horizon, NULL));

@@ -95,8 +95,8 @@ TFT_TEST(a_tensor_kept_by_several_segments_is_compressed_once) {
   }
   const auto changed = cache.compress(h, BoundaryDtype::kInt8);
   assert_true(changed.payload.data_ptr() != first.payload.data_ptr());
-  assert_true(torch::allclose(tft::checkpoint::decompress(changed, torch::kFloat), h.detach(),
-                              0, h.detach().abs().max().item<double>() / 127));
+  assert_true(torch::allclose(tft::checkpoint::decompress(changed, torch::kFloat), h.detach(), 0,
+                              h.detach().abs().max().item<double>() / 127));
 }
 
 namespace {
@@ -117,8 +117,8 @@ SegmentRun run_segment(std::optional<BoundaryDtype> boundary, bool checkpointed 
   };
   tft::checkpoint::CheckpointOptions options;
   options.boundary = boundary;
-  auto y = checkpointed ? tft::checkpoint::checkpoint(segment, {h}, {w}, options)[0]
-                        : segment({h})[0];
+  auto y =
+      checkpointed ? tft::checkpoint::checkpoint(segment, {h}, {w}, options)[0] : segment({h})[0];
   (y * y).sum().backward();
   return {y.detach(), {x.grad().clone(), w.grad().clone()}};
 }
@@ -171,8 +171,8 @@ TFT_TEST(in_place_change_of_a_compressed_input_is_detected) {
   tft::checkpoint::CheckpointOptions options;
   options.boundary = BoundaryDtype::kInt8;
   auto out = tft::checkpoint::checkpoint(
-      [&](const TensorVector& in) { return TensorVector{layer(in[0])}; }, {h},
-      layer->parameters(), options);
+      [&](const TensorVector& in) { return TensorVector{layer(in[0])}; }, {h}, layer->parameters(),
+      options);
   {
     torch::NoGradGuard no_grad;
     h.add_(1);  // the compressed input changed after forward

@@ -164,9 +164,8 @@ std::vector<Row> formula_rows() {
       {"none+flags n6 i2", CheckpointConfig::none().with_checkpoint_attention(true), 6, 2, false,
        0.0, 1.0},
       // The sub-layer flags do not change which units are checkpointed.
-      {"uniform(2) no flags i2",
-       u2.with_checkpoint_attention(false).with_checkpoint_ffn(false), 6, 2, true, 0.5,
-       1.0 + 1.0 / 6},
+      {"uniform(2) no flags i2", u2.with_checkpoint_attention(false).with_checkpoint_ffn(false), 6,
+       2, true, 0.5, 1.0 + 1.0 / 6},
       // min interval only bounds the dynamic strategy (seed parity).
       {"uniform(2) min4 i2", u2.with_min_interval(4), 6, 2, true, 0.5, 1.0 + 1.0 / 6},
   };
@@ -178,12 +177,11 @@ void test_formula_table(void** state) {
   assert_true(rows.size() >= 40);
   for (const Row& row : rows) {
     if (row.config.should_checkpoint(row.i) != row.checkpointed) {
-      fail_msg("%s: should_checkpoint(%zu) = %d, expected %d", row.label, row.i,
-               !row.checkpointed, row.checkpointed);
+      fail_msg("%s: should_checkpoint(%zu) = %d, expected %d", row.label, row.i, !row.checkpointed,
+               row.checkpointed);
     }
     expect_near(row.config.memory_savings(row.n), row.savings, "memory_savings", row.label);
-    expect_near(row.config.compute_overhead(row.n), row.overhead, "compute_overhead",
-                row.label);
+    expect_near(row.config.compute_overhead(row.n), row.overhead, "compute_overhead", row.label);
   }
   print_message("%zu formula rows checked\n", rows.size());
 }
@@ -192,8 +190,7 @@ void test_dynamic_interval(void** state) {
   (void)state;
   assert_int_equal(CheckpointConfig::dynamic(6, 0.3).dynamic_interval(), 1);
   assert_int_equal(CheckpointConfig::dynamic(10, 0.35).dynamic_interval(), 3);
-  assert_int_equal(CheckpointConfig::dynamic(10, 0.35).with_min_interval(4).dynamic_interval(),
-                   4);
+  assert_int_equal(CheckpointConfig::dynamic(10, 0.35).with_min_interval(4).dynamic_interval(), 4);
   assert_int_equal(CheckpointConfig::dynamic(6, 1.0).dynamic_interval(), 6);
   assert_int_equal(CheckpointConfig::dynamic(6, 0.0).dynamic_interval(), 1);
   assert_int_equal(CheckpointConfig::uniform(2).dynamic_interval(), 0);
@@ -253,8 +250,7 @@ void test_defaults(void** state) {
   assert_int_equal(u.min_checkpoint_interval, 1);
 
   const CheckpointConfig s = CheckpointConfig::selective({4, 1});
-  assert_true(std::get<tft::SelectiveStrategy>(s.strategy).layers ==
-              (std::vector<size_t>{4, 1}));
+  assert_true(std::get<tft::SelectiveStrategy>(s.strategy).layers == (std::vector<size_t>{4, 1}));
   assert_true(s.checkpoint_attention && s.checkpoint_ffn);
   assert_int_equal(s.min_checkpoint_interval, 1);
 
@@ -294,11 +290,13 @@ void test_boundary_dtype(void** state) {
   const CheckpointConfig int8 = base.with_boundary_dtype(tft::BoundaryDtype::kInt8);
   assert_true(int8.boundary_dtype == tft::BoundaryDtype::kInt8);
   assert_true(base.boundary_dtype == tft::BoundaryDtype::kFloat32);  // receiver untouched
-  assert_string_equal(int8.summary().c_str(), "Uniform checkpointing every 1 layers, int8 boundaries");
-  assert_string_equal(
-      CheckpointConfig::dynamic(6, 0.3).with_boundary_dtype(tft::BoundaryDtype::kBFloat16)
-          .summary().c_str(),
-      "Dynamic checkpointing (6 layers, 30.0% memory target), bfloat16 boundaries");
+  assert_string_equal(int8.summary().c_str(),
+                      "Uniform checkpointing every 1 layers, int8 boundaries");
+  assert_string_equal(CheckpointConfig::dynamic(6, 0.3)
+                          .with_boundary_dtype(tft::BoundaryDtype::kBFloat16)
+                          .summary()
+                          .c_str(),
+                      "Dynamic checkpointing (6 layers, 30.0% memory target), bfloat16 boundaries");
   for (const char* name : {"float32", "bfloat16", "int8"}) {
     assert_string_equal(tft::boundary_dtype_name(*tft::parse_boundary_dtype(name)).c_str(), name);
   }
@@ -389,16 +387,14 @@ void test_validate_errors(void** state) {
         c.strategy = tft::DynamicStrategy{6, 1.5};
         c.validate();
       },
-      "checkpoint.memory_fraction: must be a finite number in [0, 1] (got 1.5)",
-      "dynamic 1.5");
+      "checkpoint.memory_fraction: must be a finite number in [0, 1] (got 1.5)", "dynamic 1.5");
   expect_config_error(
       [] {
         CheckpointConfig c;
         c.strategy = tft::DynamicStrategy{6, std::nan("")};
         c.validate();
       },
-      "checkpoint.memory_fraction: must be a finite number in [0, 1] (got nan)",
-      "dynamic nan");
+      "checkpoint.memory_fraction: must be a finite number in [0, 1] (got nan)", "dynamic nan");
 
   // find_problem names the field so loaders can point at its line.
   const auto p = CheckpointConfig::selective({2, 2}).find_problem();

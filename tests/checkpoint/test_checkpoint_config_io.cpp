@@ -91,8 +91,8 @@ void test_yaml_round_trip(void** state) {
   (void)state;
   for (const CheckpointConfig& c : sample_configs()) {
     const std::string text = tft::checkpoint_config_to_yaml(c);
-    if (yaml_ok(text) != c) fail_msg("YAML round trip changed %s:\n%s", c.summary().c_str(),
-                                     text.c_str());
+    if (yaml_ok(text) != c)
+      fail_msg("YAML round trip changed %s:\n%s", c.summary().c_str(), text.c_str());
   }
 }
 
@@ -117,21 +117,19 @@ void test_written_text(void** state) {
                       "checkpoint_attention: true\n"
                       "checkpoint_ffn: true\n"
                       "min_checkpoint_interval: 1\n");
-  assert_string_equal(
-      tft::checkpoint_config_to_yaml(CheckpointConfig::selective({0, 3})).c_str(),
-      "strategy: selective\n"
-      "layers: [0, 3]\n"
-      "checkpoint_attention: true\n"
-      "checkpoint_ffn: true\n"
-      "min_checkpoint_interval: 1\n");
-  assert_string_equal(
-      tft::checkpoint_config_to_yaml(CheckpointConfig::dynamic(6, 0.3)).c_str(),
-      "strategy: dynamic\n"
-      "num_layers: 6\n"
-      "memory_fraction: 0.3\n"
-      "checkpoint_attention: true\n"
-      "checkpoint_ffn: true\n"
-      "min_checkpoint_interval: 1\n");
+  assert_string_equal(tft::checkpoint_config_to_yaml(CheckpointConfig::selective({0, 3})).c_str(),
+                      "strategy: selective\n"
+                      "layers: [0, 3]\n"
+                      "checkpoint_attention: true\n"
+                      "checkpoint_ffn: true\n"
+                      "min_checkpoint_interval: 1\n");
+  assert_string_equal(tft::checkpoint_config_to_yaml(CheckpointConfig::dynamic(6, 0.3)).c_str(),
+                      "strategy: dynamic\n"
+                      "num_layers: 6\n"
+                      "memory_fraction: 0.3\n"
+                      "checkpoint_attention: true\n"
+                      "checkpoint_ffn: true\n"
+                      "min_checkpoint_interval: 1\n");
   // 1.0 stays a float in YAML, not the integer 1.
   const std::string whole = tft::checkpoint_config_to_yaml(CheckpointConfig::dynamic(6, 1.0));
   assert_non_null(std::strstr(whole.c_str(), "memory_fraction: 1.0\n"));
@@ -184,7 +182,8 @@ void test_defaults_of_missing_keys(void** state) {
   assert_true(yaml_ok("strategy: none\n") == CheckpointConfig::none());
   assert_true(yaml_ok("{}\n") == CheckpointConfig::none());
   assert_true(json_ok("{}") == CheckpointConfig::none());
-  assert_true(yaml_ok("checkpoint_ffn: true\n") == CheckpointConfig::none().with_checkpoint_ffn(true));
+  assert_true(yaml_ok("checkpoint_ffn: true\n") ==
+              CheckpointConfig::none().with_checkpoint_ffn(true));
   // Explicit values override.
   assert_true(yaml_ok("strategy: uniform\ninterval: 2\ncheckpoint_attention: false\n"
                       "min_checkpoint_interval: 5\n") ==
@@ -206,12 +205,12 @@ void test_defaults_of_missing_keys(void** state) {
 
 void test_unit_names(void** state) {
   (void)state;
-  assert_true(yaml_ok("strategy: selective\nlayers: [static_encoder, 3, attention_0]\n",
-                      &kUnits) == CheckpointConfig::selective({0, 3, 5}));
+  assert_true(yaml_ok("strategy: selective\nlayers: [static_encoder, 3, attention_0]\n", &kUnits) ==
+              CheckpointConfig::selective({0, 3, 5}));
   assert_true(yaml_ok("strategy: selective\nlayers:\n  - lstm_encoder\n  - lstm_decoder\n",
                       &kUnits) == CheckpointConfig::selective({3, 4}));
-  assert_true(json_ok("{\"strategy\":\"selective\",\"layers\":[\"future_encoder\",0]}",
-                      &kUnits) == CheckpointConfig::selective({2, 0}));
+  assert_true(json_ok("{\"strategy\":\"selective\",\"layers\":[\"future_encoder\",0]}", &kUnits) ==
+              CheckpointConfig::selective({2, 0}));
   // Indices in range still work with a unit list; other strategies ignore it.
   assert_true(yaml_ok("strategy: selective\nlayers: [5]\n", &kUnits) ==
               CheckpointConfig::selective({5}));
@@ -243,7 +242,9 @@ void test_yaml_node_section(void** state) {
       "  strategy: uniform\n"
       "  intervall: 2\n");
   expect_config_error(
-      [&] { (void)tft::checkpoint_config_from_yaml_node(bad["checkpoint"], "train.yaml", nullptr); },
+      [&] {
+        (void)tft::checkpoint_config_from_yaml_node(bad["checkpoint"], "train.yaml", nullptr);
+      },
       "train.yaml:5: checkpoint: unknown key 'intervall' (expected one of: strategy, interval, "
       "layers, num_layers, memory_fraction, checkpoint_attention, checkpoint_ffn, "
       "min_checkpoint_interval, boundary_dtype)",
@@ -315,8 +316,7 @@ const BadInput kBadInputs[] = {
      "line 3: checkpoint.memory_fraction: must be a finite number in [0, 1] (got 1.5)"},
     {"fraction .nan", false, false, "strategy: dynamic\nnum_layers: 6\nmemory_fraction: .nan\n",
      "line 3: checkpoint.memory_fraction: must be a finite number in [0, 1] (got nan)"},
-    {"fraction -.inf", false, false,
-     "strategy: dynamic\nnum_layers: 6\nmemory_fraction: -.inf\n",
+    {"fraction -.inf", false, false, "strategy: dynamic\nnum_layers: 6\nmemory_fraction: -.inf\n",
      "line 3: checkpoint.memory_fraction: must be a finite number in [0, 1] (got -inf)"},
     {"fraction not a number", false, false,
      "strategy: dynamic\nnum_layers: 6\nmemory_fraction: high\n",
@@ -372,7 +372,8 @@ const BadInput kBadInputs[] = {
      "checkpoint: unknown key 'foo' (expected one of: strategy, interval, layers, num_layers, "
      "memory_fraction, checkpoint_attention, checkpoint_ffn, min_checkpoint_interval, "
      "boundary_dtype)"},
-    {"unknown boundary dtype", false, false, "strategy: uniform\ninterval: 1\nboundary_dtype: fp8\n",
+    {"unknown boundary dtype", false, false,
+     "strategy: uniform\ninterval: 1\nboundary_dtype: fp8\n",
      "line 3: checkpoint.boundary_dtype: unknown boundary dtype \"fp8\" (expected one of: "
      "float32, bfloat16 or int8)"},
     {"boundary dtype spelled bf16", false, false, "boundary_dtype: bf16\n",
@@ -381,8 +382,7 @@ const BadInput kBadInputs[] = {
      "line 2: checkpoint.boundary_dtype: expected one of: float32, bfloat16 or int8, got 8"},
     {"JSON boundary dtype null", true, false, "{\"boundary_dtype\": null}",
      "checkpoint.boundary_dtype: expected one of: float32, bfloat16 or int8, got null"},
-    {"JSON not an object", true, false, "[1, 2]",
-     "checkpoint: expected an object, got an array"},
+    {"JSON not an object", true, false, "[1, 2]", "checkpoint: expected an object, got an array"},
     {"JSON syntax error", true, false, "{\"strategy\": \"uniform\",",
      "checkpoint: invalid JSON: parse error at line 1, column 24"},
     // Found by fuzz_checkpoint_json: nlohmann's parser throws out_of_range, not parse_error,
@@ -445,14 +445,10 @@ void test_json_messages_have_no_line(void** state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_yaml_round_trip),
-      cmocka_unit_test(test_json_round_trip),
-      cmocka_unit_test(test_written_text),
-      cmocka_unit_test(test_defaults_of_missing_keys),
-      cmocka_unit_test(test_unit_names),
-      cmocka_unit_test(test_yaml_node_section),
-      cmocka_unit_test(test_bad_inputs),
-      cmocka_unit_test(test_json_messages_have_no_line),
+      cmocka_unit_test(test_yaml_round_trip), cmocka_unit_test(test_json_round_trip),
+      cmocka_unit_test(test_written_text),    cmocka_unit_test(test_defaults_of_missing_keys),
+      cmocka_unit_test(test_unit_names),      cmocka_unit_test(test_yaml_node_section),
+      cmocka_unit_test(test_bad_inputs),      cmocka_unit_test(test_json_messages_have_no_line),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

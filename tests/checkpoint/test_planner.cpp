@@ -124,24 +124,23 @@ TFT_TEST(random_tables_match_brute_force) {
     double best_seconds = -1.0;
     std::int64_t best_saved = 0;
     Chunks current(units.size(), 0);
-    std::function<void(std::size_t, std::int64_t, double)> visit = [&](std::size_t i,
-                                                                       std::int64_t saved,
-                                                                       double time) {
-      if (i == units.size()) {
-        if (baseline - saved > budget) return;
-        if (best_seconds < 0 || time < best_seconds ||
-            (time == best_seconds && saved > best_saved)) {
-          best_seconds = time;
-          best_saved = saved;
-        }
-        return;
-      }
-      for (std::int64_t k = 0; k <= units[i].chunks; ++k) {
-        if (k > 0 && units[i].saved_bytes <= 0) break;
-        visit(i + 1, saved + tft::partial_saved_bytes(units[i], k),
-              time + tft::partial_recompute_seconds(units[i], k));
-      }
-    };
+    std::function<void(std::size_t, std::int64_t, double)> visit =
+        [&](std::size_t i, std::int64_t saved, double time) {
+          if (i == units.size()) {
+            if (baseline - saved > budget) return;
+            if (best_seconds < 0 || time < best_seconds ||
+                (time == best_seconds && saved > best_saved)) {
+              best_seconds = time;
+              best_saved = saved;
+            }
+            return;
+          }
+          for (std::int64_t k = 0; k <= units[i].chunks; ++k) {
+            if (k > 0 && units[i].saved_bytes <= 0) break;
+            visit(i + 1, saved + tft::partial_saved_bytes(units[i], k),
+                  time + tft::partial_recompute_seconds(units[i], k));
+          }
+        };
     visit(0, 0, 0.0);
     const CheckpointChoice choice = choose_checkpoint_chunks(units, baseline, budget);
     assert_true(choice.fits);  // the budget is at most everything the units save

@@ -14,8 +14,8 @@
 
 #include "support/cmocka_cpp.h"  // last: see the header
 
-using tft::checkpoint::TensorVector;
 using tft::ResidualStack;
+using tft::checkpoint::TensorVector;
 
 namespace {
 
@@ -24,7 +24,7 @@ constexpr double kDropout = 0.1;
 
 struct RunResult {
   torch::Tensor loss;
-  TensorVector grads;       // parameter gradients, in parameters() order
+  TensorVector grads;  // parameter gradients, in parameters() order
   torch::Tensor input_grad;
 };
 
@@ -73,9 +73,10 @@ RunResult run_stack(ResidualStack& stack, const std::function<bool(size_t)>& che
 void expect_identical(const RunResult& reference, const RunResult& other, const char* what) {
   const double loss_diff = (reference.loss - other.loss).abs().item<double>();
   const double grad_diff = max_abs_diff(reference.grads, other.grads);
-  const double input_diff = reference.input_grad.defined()
-                                ? (reference.input_grad - other.input_grad).abs().max().item<double>()
-                                : 0.0;
+  const double input_diff =
+      reference.input_grad.defined()
+          ? (reference.input_grad - other.input_grad).abs().max().item<double>()
+          : 0.0;
   std::printf("  %-28s loss %.9f  |dloss| %g  max|dgrad| %g  max|dinput| %g\n", what,
               other.loss.item<double>(), loss_diff, grad_diff, input_diff);
   assert_true(loss_diff == 0.0);
@@ -96,8 +97,7 @@ TFT_TEST(parity_across_arrangements) {
   auto stack = make_stack();
   const auto reference = run_stack(stack, {});
   assert_true(reference.loss.item<double>() > 0);
-  expect_identical(reference, run_stack(stack, [](size_t i) { return i % 2 == 0; }),
-                   "uniform(2)");
+  expect_identical(reference, run_stack(stack, [](size_t i) { return i % 2 == 0; }), "uniform(2)");
   const std::set<size_t> chosen{1, 4, 6};
   expect_identical(reference, run_stack(stack, [&](size_t i) { return chosen.count(i) > 0; }),
                    "selective{1,4,6}");
@@ -120,8 +120,8 @@ TFT_TEST(parameters_only) {
   // No input requires grad: the segment must still be recorded through its parameters.
   auto stack = make_stack();
   const auto reference = run_stack(stack, {}, /*input_requires_grad=*/false);
-  expect_identical(reference, run_stack(stack, [](size_t) { return true; }, false),
-                   "all blocks, params only");
+  expect_identical(reference,
+                   run_stack(stack, [](size_t) { return true; }, false), "all blocks, params only");
 }
 
 TFT_TEST(multiple_outputs_some_unused) {
@@ -172,7 +172,8 @@ TFT_TEST(nested_checkpoints) {
           for (int i = half * 4; i < half * 4 + 4; ++i) {
             auto block = std::dynamic_pointer_cast<tft::ResidualBlockImpl>(children[i]);
             y = tft::checkpoint::checkpoint_module(
-                block, [block](const TensorVector& v) { return TensorVector{block->forward(v[0])}; },
+                block,
+                [block](const TensorVector& v) { return TensorVector{block->forward(v[0])}; },
                 {y})[0];
           }
           return TensorVector{y};

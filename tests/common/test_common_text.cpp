@@ -11,8 +11,8 @@
 
 #include "support/cmocka_cpp.h"
 
-using tft::YamlKind;
 using tft::resolve_plain_scalar;
+using tft::YamlKind;
 
 TFT_TEST(test_null_and_bool_by_the_core_schema) {
   for (const char* text : {"", "~", "null", "Null", "NULL"}) {
@@ -81,8 +81,7 @@ TFT_TEST(test_yaml_double_reads_back_as_a_float) {
   assert_string_equal(tft::yaml_double(0.3).c_str(), "0.3");
   assert_string_equal(tft::yaml_double(1e-06).c_str(), "1e-06");
   assert_string_equal(tft::yaml_double(std::numeric_limits<double>::infinity()).c_str(), ".inf");
-  assert_string_equal(tft::yaml_double(-std::numeric_limits<double>::infinity()).c_str(),
-                      "-.inf");
+  assert_string_equal(tft::yaml_double(-std::numeric_limits<double>::infinity()).c_str(), "-.inf");
   assert_string_equal(tft::yaml_double(std::nan("")).c_str(), ".nan");
   for (const double value : {1.0, 0.1, 2.5e-7, 1e300, -3.0}) {
     const tft::YamlScalar v = resolve_plain_scalar(tft::yaml_double(value));

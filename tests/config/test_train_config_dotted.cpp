@@ -116,15 +116,15 @@ TFT_TEST(test_dotted_set) {
   const tft::TrainConfig before = c;
   TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "training.epochs", "ten"), tft::ConfigError,
                          "training.epochs: expected a positive integer, got \"ten\"");
-  TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "training.epochs", "\"10\""),
-                         tft::ConfigError,
+  TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "training.epochs", "\"10\""), tft::ConfigError,
                          "training.epochs: expected a positive integer, got \"10\"");
   TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "training.lr_schedule", "{kind: none, x: 1}"),
                          tft::ConfigError, "training.lr_schedule: unknown key 'x'");
   TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "training.epoch", "5"), tft::ConfigError,
                          "training: unknown key 'epoch'");
   TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "checkpoint.strategy", "uniform"),
-                         tft::ConfigError, "checkpoint: strategy 'uniform' requires key 'interval'");
+                         tft::ConfigError,
+                         "checkpoint: strategy 'uniform' requires key 'interval'");
   TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "checkpoint.layers", "[attention_9]"),
                          tft::ConfigError, "checkpoint.layers[0]: unknown unit 'attention_9'");
   TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "model.quantiles", "[0.1, [0.5]]"),
@@ -140,11 +140,22 @@ TFT_TEST(test_dotted_set) {
 
 TFT_TEST(test_set_of_every_get_is_identity) {
   const tft::TrainConfig original = tft::load_train_config_string(kFull, "/srv/tft");
-  const std::vector<std::string> keys = {
-      "data",     "data.path",  "data.delimiter",   "data.static_categoricals",
-      "data.na_values", "windows", "split",         "split.validation_steps",
-      "model",    "model.unit_chunks", "training",  "training.lr_schedule",
-      "training.lr_schedule.min_lr", "training.seed", "checkpoint", "output"};
+  const std::vector<std::string> keys = {"data",
+                                         "data.path",
+                                         "data.delimiter",
+                                         "data.static_categoricals",
+                                         "data.na_values",
+                                         "windows",
+                                         "split",
+                                         "split.validation_steps",
+                                         "model",
+                                         "model.unit_chunks",
+                                         "training",
+                                         "training.lr_schedule",
+                                         "training.lr_schedule.min_lr",
+                                         "training.seed",
+                                         "checkpoint",
+                                         "output"};
   for (const std::string& key : keys) {
     tft::TrainConfig c = original;
     tft::set_config_value(c, key, tft::get_config_value(original, key));

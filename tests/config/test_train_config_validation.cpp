@@ -117,8 +117,9 @@ TFT_TEST(test_struct_validation_names_the_field) {
   c.data.format = "parquet";
   c.validate();
   c.data.format = "xlsx";
-  TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError,
-                         "data.format: unsupported format \"xlsx\" (expected: auto, csv or parquet)");
+  TFT_ASSERT_THROWS_WITH(
+      c.validate(), tft::ConfigError,
+      "data.format: unsupported format \"xlsx\" (expected: auto, csv or parquet)");
 }
 
 int main() {

@@ -114,29 +114,28 @@ TFT_TEST(test_unknown_key_names_file_and_line) {
   const std::string path = write_file("unknown.yaml", with_line("training:\n  epoch: 5\n"));
   TFT_ASSERT_THROWS_WITH(tft::load_train_config_file(path), tft::ConfigError,
                          (path + ":9: training: unknown key 'epoch' (expected one of: epochs, "
-                                 "batch_size").c_str());
+                                 "batch_size")
+                             .c_str());
   TFT_ASSERT_THROWS_WITH(tft::load_train_config_string(with_line("trainig:\n  epochs: 5\n")),
                          tft::ConfigError,
                          "line 8: config: unknown key 'trainig' (expected one of: data, windows");
   TFT_ASSERT_THROWS_WITH(
       tft::load_train_config_string(with_line("training:\n  lr_schedule:\n    factr: 0.1\n")),
       tft::ConfigError, "line 10: training.lr_schedule: unknown key 'factr'");
+  TFT_ASSERT_THROWS_WITH(tft::load_train_config_string(with_line("  stride: 1\n  stride: 2\n")),
+                         tft::ConfigError, "line 9: windows: duplicate key 'stride'");
   TFT_ASSERT_THROWS_WITH(
-      tft::load_train_config_string(with_line("  stride: 1\n  stride: 2\n")),
-      tft::ConfigError, "line 9: windows: duplicate key 'stride'");
-  TFT_ASSERT_THROWS_WITH(
-      tft::load_train_config_string(
-          "data:\n  path: a.csv\n  time_column: t\n  target: y\n"
-          "  known_categoricals: [{name: promo, dim: 2}]\n"
-          "windows: {encoder_length: 2, prediction_length: 1}\n"),
+      tft::load_train_config_string("data:\n  path: a.csv\n  time_column: t\n  target: y\n"
+                                    "  known_categoricals: [{name: promo, dim: 2}]\n"
+                                    "windows: {encoder_length: 2, prediction_length: 1}\n"),
       tft::ConfigError, "line 5: data.known_categoricals[0]: unknown key 'dim'");
 }
 
 TFT_TEST(test_wrong_types_name_key_type_and_value) {
   const std::string path = write_file("sp500.yaml", with_line("training:\n  epochs: ten\n"));
-  TFT_ASSERT_THROWS_WITH(tft::load_train_config_file(path), tft::ConfigError,
-                         (path + ":9: training.epochs: expected a positive integer, got \"ten\"")
-                             .c_str());
+  TFT_ASSERT_THROWS_WITH(
+      tft::load_train_config_file(path), tft::ConfigError,
+      (path + ":9: training.epochs: expected a positive integer, got \"ten\"").c_str());
   struct Case {
     const char* extra;
     const char* message;
@@ -145,8 +144,7 @@ TFT_TEST(test_wrong_types_name_key_type_and_value) {
       {"training:\n  epochs: \"10\"\n",
        "line 9: training.epochs: expected a positive integer, got \"10\""},
       {"training:\n  epochs: 0\n", "line 9: training.epochs: expected a positive integer, got 0"},
-      {"training:\n  epochs: -3\n",
-       "line 9: training.epochs: expected a positive integer, got -3"},
+      {"training:\n  epochs: -3\n", "line 9: training.epochs: expected a positive integer, got -3"},
       {"training:\n  epochs: 2.5\n",
        "line 9: training.epochs: expected a positive integer, got 2.5"},
       {"training:\n  epochs: 99999999999999999999\n",
@@ -160,8 +158,7 @@ TFT_TEST(test_wrong_types_name_key_type_and_value) {
       {"training:\n  lr_schedule:\n    kind: cosine\n",
        "line 10: training.lr_schedule.kind: unknown value \"cosine\" (expected one of: none, "
        "reduce_on_plateau)"},
-      {"training:\n  seed: -1\n",
-       "line 9: training.seed: expected a non-negative integer, got -1"},
+      {"training:\n  seed: -1\n", "line 9: training.seed: expected a non-negative integer, got -1"},
       {"model:\n  quantiles: 0.5\n",
        "line 9: model.quantiles: expected a sequence of numbers, got 0.5"},
       {"model:\n  quantiles: [0.1, half]\n",
@@ -181,9 +178,9 @@ TFT_TEST(test_wrong_types_name_key_type_and_value) {
   TFT_ASSERT_THROWS_WITH(
       tft::load_train_config_string("data:\n  path: a.csv\n  time_column: t\n  target: 5\n"),
       tft::ConfigError, "line 4: data.target: expected a string, got 5");
-  TFT_ASSERT_THROWS_WITH(
-      tft::load_train_config_string("data:\n  path: a.csv\n  delimiter: ab\n"),
-      tft::ConfigError, "line 3: data.delimiter: expected one character, got \"ab\"");
+  TFT_ASSERT_THROWS_WITH(tft::load_train_config_string("data:\n  path: a.csv\n  delimiter: ab\n"),
+                         tft::ConfigError,
+                         "line 3: data.delimiter: expected one character, got \"ab\"");
   TFT_ASSERT_THROWS_WITH(
       tft::load_train_config_string("data:\n  known_categoricals: [3]\n"), tft::ConfigError,
       "line 2: data.known_categoricals[0]: expected a column name or a mapping {name, "
@@ -212,8 +209,8 @@ TFT_TEST(test_relative_paths_resolve_against_the_file_folder) {
   const tft::TrainConfig from_relative = tft::load_train_config_file("configs/nested/run.yaml");
   assert_int_equal(chdir(cwd.c_str()), 0);
   assert_string_equal(from_relative.data.path.c_str(), c.data.path.c_str());
-  TFT_ASSERT_THROWS_WITH(tft::load_train_config_file(temp_dir() + "/missing.yaml"),
-                         tft::IoError, "cannot read config file");
+  TFT_ASSERT_THROWS_WITH(tft::load_train_config_file(temp_dir() + "/missing.yaml"), tft::IoError,
+                         "cannot read config file");
 }
 
 int main() {

@@ -104,7 +104,6 @@ inline std::string write_file(const std::string& name, const std::string& text) 
 // Minimal text with one line replaced or appended, for error cases.
 inline std::string with_line(const std::string& extra) { return std::string(kMinimal) + extra; }
 
-
 // Removes the folder temp_dir() made (at the end of a suite's main).
 inline void remove_temp_dir() {
   std::error_code ec;

@@ -107,7 +107,8 @@ TFT_TEST(test_shapes_dtypes_and_values) {
       const std::size_t row = row0 + static_cast<std::size_t>(t);
       // encoder reals: visitors, price, relative_time_idx, sales
       const auto er = in.encoder_reals[b][t];
-      assert_true(std::fabs(er[0].item<float>() - scaler.transform(visitors[row], g, c_visitors)) < 1e-5);
+      assert_true(std::fabs(er[0].item<float>() - scaler.transform(visitors[row], g, c_visitors)) <
+                  1e-5);
       assert_true(std::fabs(er[1].item<float>() - scaler.transform(price[row], g, c_price)) < 1e-5);
       assert_true(er[2].item<float>() == static_cast<float>((t - 5) / 5.0));
       assert_true(std::fabs(er[3].item<float>() - scaler.transform(sales[row], g, c_sales)) < 1e-5);
@@ -134,7 +135,8 @@ TFT_TEST(test_shapes_dtypes_and_values) {
   assert_int_equal(in.static_categoricals[2][0].item<std::int64_t>(),
                    store_enc.encode(ds.series()[last.series].group_values[0]));
   // Sizes 10, 11, 12: mean 11, std sqrt(2/3).
-  const float expected_size = static_cast<float>((10.0 + last.series - 11.0) / std::sqrt(2.0 / 3.0));
+  const float expected_size =
+      static_cast<float>((10.0 + last.series - 11.0) / std::sqrt(2.0 / 3.0));
   assert_true(std::fabs(in.static_reals[2][0].item<float>() - expected_size) < 1e-5);
   // The last validation window ends at the series' end: its decoder is the validation part.
   assert_string_equal(ds.format_time(batch.decoder_times[2][2].item<std::int64_t>()).c_str(),
@@ -146,7 +148,8 @@ TFT_TEST(test_shapes_dtypes_and_values) {
     const Window& w = windows[static_cast<std::size_t>(b)];
     const std::size_t row0 = static_cast<std::size_t>(ds.series()[w.series].offset) + w.start + 5;
     for (std::int64_t t = 0; t < 3; ++t) {
-      assert_true(std::fabs(restored[b][t].item<float>() - sales[row0 + static_cast<std::size_t>(t)]) < 1e-3);
+      assert_true(std::fabs(restored[b][t].item<float>() -
+                            sales[row0 + static_cast<std::size_t>(t)]) < 1e-3);
     }
   }
   // Quantile predictions [B, T, Q] broadcast the same way.
@@ -182,7 +185,8 @@ TFT_TEST(test_empty_groups_and_empty_batch) {
   expect_shape(batch.inputs.decoder_reals, {2, 1, 0}, torch::kFloat32, "decoder_reals");
   expect_shape(batch.inputs.decoder_categoricals, {2, 1, 0}, torch::kInt64, "decoder_cats");
   // y over all four rows (no validation): mean 3.75.
-  assert_true(std::fabs(tft::unscale_target(ds, batch, batch.targets)[1][0].item<float>() - 8.0f) < 1e-5);
+  assert_true(std::fabs(tft::unscale_target(ds, batch, batch.targets)[1][0].item<float>() - 8.0f) <
+              1e-5);
   const tft::TrainingBatch none = tft::gather_batch(ds, {});
   expect_shape(none.inputs.encoder_reals, {0, 2, 1}, torch::kFloat32, "empty encoder_reals");
   expect_shape(none.targets, {0, 1}, torch::kFloat32, "empty targets");
@@ -196,7 +200,8 @@ TFT_TEST(encoder_normalisation_follows_each_window) {
   using tft::TargetScope;
   using tft::TargetTransformation;
   const std::vector<tft::TargetNormalizerConfig> settings = {
-      {TargetScope::Encoder, TargetCenter::Last, TargetMethod::Standard, TargetTransformation::None},
+      {TargetScope::Encoder, TargetCenter::Last, TargetMethod::Standard,
+       TargetTransformation::None},
       {TargetScope::Encoder, TargetCenter::Statistic, TargetMethod::Standard,
        TargetTransformation::None},
       {TargetScope::Encoder, TargetCenter::Statistic, TargetMethod::Robust,
@@ -215,8 +220,8 @@ TFT_TEST(encoder_normalisation_follows_each_window) {
     const tft::TrainingBatch batch = tft::gather_batch(ds, windows);
     const auto t = [&](double y) { return tft::transform_target(setting.transformation, y); };
     for (std::size_t b = 0; b < windows.size(); ++b) {
-      const auto first = static_cast<std::size_t>(ds.series()[windows[b].series].offset) +
-                         windows[b].start;
+      const auto first =
+          static_cast<std::size_t>(ds.series()[windows[b].series].offset) + windows[b].start;
       std::vector<double> encoder;
       for (std::size_t i = 0; i < 5; ++i) encoder.push_back(t(sales[first + i]));
       double center = 0.0, scale = 0.0;
@@ -241,14 +246,15 @@ TFT_TEST(encoder_normalisation_follows_each_window) {
           std::fabs(got_scale - scale) > 1e-9 * std::max(1.0, scale)) {
         fail_msg("%s/%s/%s/%s: center %.9g scale %.9g, expected %.9g and %.9g",
                  tft::to_string(setting.scope), tft::to_string(setting.center),
-                 tft::to_string(setting.method), tft::to_string(setting.transformation),
-                 got_center, got_scale, center, scale);
+                 tft::to_string(setting.method), tft::to_string(setting.transformation), got_center,
+                 got_scale, center, scale);
       }
       // The encoder's target input (the last encoder real) and the decoder targets.
       for (std::int64_t i = 0; i < 5; ++i) {
         const double expected = (t(sales[first + static_cast<std::size_t>(i)]) - center) / scale;
-        assert_true(std::fabs(batch.inputs.encoder_reals[static_cast<std::int64_t>(b)][i][3]
-                                  .item<float>() - expected) < 1e-5);
+        assert_true(
+            std::fabs(batch.inputs.encoder_reals[static_cast<std::int64_t>(b)][i][3].item<float>() -
+                      expected) < 1e-5);
       }
       for (std::int64_t h = 0; h < 3; ++h) {
         const double y = sales[first + 5 + static_cast<std::size_t>(h)];
@@ -259,8 +265,8 @@ TFT_TEST(encoder_normalisation_follows_each_window) {
     // Back to original units through the inverse transformation.
     const torch::Tensor restored = tft::unscale_target(ds, batch, batch.targets);
     for (std::size_t b = 0; b < windows.size(); ++b) {
-      const auto first = static_cast<std::size_t>(ds.series()[windows[b].series].offset) +
-                         windows[b].start + 5;
+      const auto first =
+          static_cast<std::size_t>(ds.series()[windows[b].series].offset) + windows[b].start + 5;
       for (std::int64_t h = 0; h < 3; ++h) {
         const float y = sales[first + static_cast<std::size_t>(h)];
         assert_true(std::fabs(restored[static_cast<std::int64_t>(b)][h].item<float>() - y) <

@@ -151,7 +151,6 @@ TFT_TEST(test_derived_feature_errors) {
                     "advance");
 }
 
-
 // ---------------------------------------------------------------------------------------
 // Hints and the target's domain
 
@@ -168,11 +167,12 @@ TFT_TEST(errors_hint_at_the_likely_mistake) {
   // hour of a date-only time column would be the constant 0.
   c.data.time_column = "date";
   c.data.known_categoricals = {{"hour", 0}};
-  expect_data_error("date,y\n2024-01-01,1\n2024-01-02,2\n2024-01-03,3\n2024-01-04,4\n"
-                    "2024-01-05,5\n",
-                    c,
-                    "data.csv: column 'date' holds dates only, so the derived feature 'hour' "
-                    "would be 0 in every row");
+  expect_data_error(
+      "date,y\n2024-01-01,1\n2024-01-02,2\n2024-01-03,3\n2024-01-04,4\n"
+      "2024-01-05,5\n",
+      c,
+      "data.csv: column 'date' holds dates only, so the derived feature 'hour' "
+      "would be 0 in every row");
   // With times of day it is a feature.
   const TimeSeriesDataset hours = load(
       "date,y\n2024-01-01T01:00,1\n2024-01-01T02:00,2\n2024-01-01T03:00,3\n"
@@ -192,8 +192,8 @@ TFT_TEST(target_outside_the_transformation_domain_is_an_error) {
   expect_data_error(rows, c, "data.csv:4: column 'y': value 0 is outside the domain");
   c.data.target_normalizer.transformation = tft::TargetTransformation::Log1p;
   const TimeSeriesDataset ds = load(rows, c);  // every value is above -1
-  assert_true(std::fabs(ds.denormalize_target(ds.normalize_target(-0.5, {0.25, 2.0}),
-                                              {0.25, 2.0}) + 0.5) < 1e-12);
+  assert_true(std::fabs(ds.denormalize_target(ds.normalize_target(-0.5, {0.25, 2.0}), {0.25, 2.0}) +
+                        0.5) < 1e-12);
   assert_true(std::fabs(tft::inverse_transform_target(
                             tft::TargetTransformation::Softplus,
                             tft::transform_target(tft::TargetTransformation::Softplus, 1e-3)) -

@@ -58,8 +58,7 @@ TFT_TEST(test_forward_fill_and_drop_row) {
                     "no earlier value to carry forward (data.missing_values: forward_fill)");
 
   c.data.missing_values = tft::MissingValuePolicy::DropRow;
-  const TimeSeriesDataset dropped =
-      load(text + "A,5,6,1,a\nA,6,7,1,a\nA,7,8,1,a\nB,5,4,1,c\n", c);
+  const TimeSeriesDataset dropped = load(text + "A,5,6,1,a\nA,6,7,1,a\nA,7,8,1,a\nB,5,4,1,c\n", c);
   assert_int_equal(dropped.dropped_rows(), 4);  // rows with any missing value
   assert_int_equal(dropped.filled_values(), 0);
   assert_int_equal(dropped.series()[0].length, 5);  // A keeps t = 0, 4, 5, 6, 7
@@ -78,8 +77,9 @@ TFT_TEST(test_drop_row_removes_a_series_left_without_rows) {
   c.data.static_reals = {"z"};
   c.data.static_categoricals = {{"g", 0}};
   c.data.missing_values = tft::MissingValuePolicy::DropRow;
-  const std::string text = "g,t,y,z\nB,0,,\nA,0,1,3\nA,1,2,3\nA,2,3,3\nA,3,4,3\nA,4,5,3\n"
-                           "C,0,1,4\nB,1,6,\nC,1,2,4\nC,2,3,4\nC,3,4,4\nC,4,5,4\n";
+  const std::string text =
+      "g,t,y,z\nB,0,,\nA,0,1,3\nA,1,2,3\nA,2,3,3\nA,3,4,3\nA,4,5,3\n"
+      "C,0,1,4\nB,1,6,\nC,1,2,4\nC,2,3,4\nC,3,4,4\nC,4,5,4\n";
   const TimeSeriesDataset ds = load(text, c);
   assert_int_equal(ds.dropped_rows(), 2);
   assert_int_equal(ds.series().size(), 2);
@@ -103,7 +103,6 @@ TFT_TEST(test_drop_row_removes_a_series_left_without_rows) {
   assert_int_equal(static_categoricals[0], g.encode("C"));
   assert_int_equal(g.encode("B"), 0);  // B never made it into the encoder
 }
-
 
 // ---------------------------------------------------------------------------------------
 // Derived features and samples
@@ -130,7 +129,7 @@ TFT_TEST(test_derived_features_and_sample_values) {
   assert_true(month[0] == 12.0f && month[2] == 1.0f);
   const std::vector<std::int32_t>& dow = ds.categorical_column("day_of_week");
   const tft::CategoricalEncoder& dow_enc = ds.transforms().encoders.at("day_of_week");
-  assert_int_equal(dow_enc.cardinality(), 8);  // 0..6 plus unknown, whatever the data holds
+  assert_int_equal(dow_enc.cardinality(), 8);     // 0..6 plus unknown, whatever the data holds
   assert_int_equal(dow[1], dow_enc.encode("4"));  // Friday
   assert_int_equal(dow[2], dow_enc.encode("5"));  // Saturday, local time
   assert_int_equal(dow[3], dow_enc.encode("0"));  // Monday
@@ -143,10 +142,10 @@ TFT_TEST(test_derived_features_and_sample_values) {
     TrainConfig naive = base_config();
     naive.data.time_column = "date";
     naive.data.group_columns.clear();
-    const TimeSeriesDataset local =
-        load("date,y\n2022-01-01T10:00,1\n2022-01-01T11:00,2\n2022-01-01T12:00,3\n"
-             "2022-01-01T13:00,4\n2022-01-01T14:00:30.5,5\n",
-             naive);
+    const TimeSeriesDataset local = load(
+        "date,y\n2022-01-01T10:00,1\n2022-01-01T11:00,2\n2022-01-01T12:00,3\n"
+        "2022-01-01T13:00,4\n2022-01-01T14:00:30.5,5\n",
+        naive);
     assert_string_equal(local.format_time(local.times()[0]).c_str(), "2022-01-01T10:00:00");
     assert_string_equal(local.format_time(local.times()[4]).c_str(), "2022-01-01T14:00:30.500000");
   }
@@ -196,9 +195,8 @@ TFT_TEST(test_file_loading_and_memory_figures) {
   {
     std::ofstream out(path);
     out << "g,t,y\n";
-    for (int s = 0; s < 4; ++s) out << series_rows("S" + std::to_string(s), 200, [](int t) {
-      return std::sin(t * 0.1);
-    });
+    for (int s = 0; s < 4; ++s)
+      out << series_rows("S" + std::to_string(s), 200, [](int t) { return std::sin(t * 0.1); });
   }
   TrainConfig c = base_config();
   c.data.path = path;
@@ -217,7 +215,6 @@ TFT_TEST(test_file_loading_and_memory_figures) {
   TFT_ASSERT_THROWS_WITH(load(two_series(), c), tft::ConfigError,
                          "windows.encoder_length: must be at least 1");
 }
-
 
 // ---------------------------------------------------------------------------------------
 // The shipped example data, through the YAML of docs/config.md
@@ -248,7 +245,8 @@ TFT_TEST(test_example_data_loads) {
   // Weekdays only: Saturday and Sunday never occur, but keep their codes (fixed vocabulary).
   const auto& dow = s.categorical_column("day_of_week");
   const tft::CategoricalEncoder& dow_enc = s.transforms().encoders.at("day_of_week");
-  for (std::int32_t code : dow) assert_true(code >= dow_enc.encode("0") && code <= dow_enc.encode("4"));
+  for (std::int32_t code : dow)
+    assert_true(code >= dow_enc.encode("0") && code <= dow_enc.encode("4"));
 
   const TrainConfig multi = tft::load_train_config_string(
       "data:\n"

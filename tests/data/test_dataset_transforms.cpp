@@ -66,8 +66,7 @@ TFT_TEST(test_scaler_round_trip) {
   const tft::ScalerStats s = tft::compute_stats(v.data(), v.size());
   assert_true(std::fabs(s.mean - 2.5) < 1e-12);
   assert_true(std::fabs(s.scale - std::sqrt(1.25)) < 1e-12);
-  const tft::StandardScaler scaler(tft::ScalingMode::PerSeries, {"y", "x"},
-                                   {{"A"}, {"B", "2"}},
+  const tft::StandardScaler scaler(tft::ScalingMode::PerSeries, {"y", "x"}, {{"A"}, {"B", "2"}},
                                    {{2.5, 1.5}, {0.0, 1.0}, {-3.0, 0.1}, {1e9, 123.456}});
   for (double value : {-7.25, 0.0, 3.0, 1e9 + 0.5}) {
     assert_true(std::fabs(scaler.inverse(scaler.transform(value, 1, 1), 1, 1) - value) <
@@ -108,8 +107,9 @@ TFT_TEST(test_categorical_encoder_and_unknown_bucket) {
   c.split.validation_steps = 2;
   c.data.known_categoricals = {{"promo", 0}};
   c.data.static_categoricals = {{"g", 0}};
-  const std::string text = "g,t,y,promo\nA,0,1,no\nA,1,1,yes\nA,2,1,no\nA,3,1,no\nA,4,1,no\n"
-                           "A,5,1,no\nA,6,1,new\nA,7,1,yes\n";
+  const std::string text =
+      "g,t,y,promo\nA,0,1,no\nA,1,1,yes\nA,2,1,no\nA,3,1,no\nA,4,1,no\n"
+      "A,5,1,no\nA,6,1,new\nA,7,1,yes\n";
   const TimeSeriesDataset ds = load(text, c);
   const tft::CategoricalEncoder& promo = ds.transforms().encoders.at("promo");
   assert_int_equal(promo.cardinality(), 3);  // unknown, no, yes
@@ -133,8 +133,8 @@ TFT_TEST(test_transforms_json_and_fitted_loading) {
   std::string text = "g,size,t,y,promo\n";
   for (const char* g : {"A", "B"}) {
     for (int t = 0; t < 8; ++t) {
-      text += std::string(g) + "," + (g[0] == 'A' ? "1.5" : "4") + "," + std::to_string(t) +
-              "," + std::to_string(t * t) + "," + (t % 3 == 0 ? "x" : "y") + "\n";
+      text += std::string(g) + "," + (g[0] == 'A' ? "1.5" : "4") + "," + std::to_string(t) + "," +
+              std::to_string(t * t) + "," + (t % 3 == 0 ? "x" : "y") + "\n";
     }
   }
   const TimeSeriesDataset ds = load(text, c);
@@ -157,8 +157,8 @@ TFT_TEST(test_transforms_json_and_fitted_loading) {
   }();
   TFT_ASSERT_THROWS_WITH(load(other, c, &back), tft::DataError,
                          "data.csv:2: series 'C': not known to the fitted scaler");
-  TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(nlohmann::json::object()),
-                         tft::DataError, "data transforms: expected an object");
+  TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(nlohmann::json::object()), tft::DataError,
+                         "data transforms: expected an object");
   nlohmann::json wrong_version = ds.transforms().to_json();
   wrong_version["version"] = 3;
   TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(wrong_version), tft::DataError,
@@ -167,7 +167,8 @@ TFT_TEST(test_transforms_json_and_fitted_loading) {
   nlohmann::json version_1 = ds.transforms().to_json();
   version_1["version"] = 1;
   version_1.erase("target_normalizer");
-  const tft::TargetNormalizerConfig old = tft::DataTransforms::from_json(version_1).target_normalizer;
+  const tft::TargetNormalizerConfig old =
+      tft::DataTransforms::from_json(version_1).target_normalizer;
   assert_true(old.scope == tft::TargetScope::Series && old.center == tft::TargetCenter::Statistic &&
               old.method == tft::TargetMethod::Standard &&
               old.transformation == tft::TargetTransformation::None);

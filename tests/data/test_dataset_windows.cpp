@@ -33,8 +33,9 @@ TFT_TEST(test_windows_and_split_do_not_leak) {
   // Interleave the series in the file to exercise regrouping.
   for (int t = 0; t < 20; ++t) {
     for (int s = 0; s < 3; ++s) {
-      if (t < lengths[s]) text += std::string(1, static_cast<char>('A' + s)) + "," +
-                                  std::to_string(t) + "," + std::to_string(t * (s + 1)) + "\n";
+      if (t < lengths[s])
+        text += std::string(1, static_cast<char>('A' + s)) + "," + std::to_string(t) + "," +
+                std::to_string(t * (s + 1)) + "\n";
     }
   }
   for (const std::int64_t stride : {1, 3}) {

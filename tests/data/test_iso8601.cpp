@@ -112,10 +112,8 @@ TFT_TEST(test_formatting) {
 
 int main() {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_dates),
-      cmocka_unit_test(test_date_times_and_offsets),
-      cmocka_unit_test(test_rejected_forms),
-      cmocka_unit_test(test_calendar_helpers),
+      cmocka_unit_test(test_dates),          cmocka_unit_test(test_date_times_and_offsets),
+      cmocka_unit_test(test_rejected_forms), cmocka_unit_test(test_calendar_helpers),
       cmocka_unit_test(test_formatting),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

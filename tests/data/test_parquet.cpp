@@ -116,7 +116,8 @@ void assert_same_dataset(const TimeSeriesDataset& a, const TimeSeriesDataset& b,
 }
 
 TimeSeriesDataset load_in_batches(const TrainConfig& config, std::size_t batch_rows) {
-  const std::unique_ptr<tft::RowSource> source = tft::open_parquet_file(config.data.path, batch_rows);
+  const std::unique_ptr<tft::RowSource> source =
+      tft::open_parquet_file(config.data.path, batch_rows);
   return TimeSeriesDataset::from_source(*source, config);
 }
 
@@ -162,7 +163,8 @@ TFT_TEST(test_every_timestamp_unit_and_date64_read_the_same_times) {
   }
   assert_true(TimeSeriesDataset::load(fault_config("units_date64")).time_kind() ==
               tft::TimeKind::Date);
-  assert_string_equal(reference.format_time(reference.times()[1]).c_str(), "2022-05-02T00:00:00");  // a timestamp without a zone: as read
+  assert_string_equal(reference.format_time(reference.times()[1]).c_str(),
+                      "2022-05-02T00:00:00");  // a timestamp without a zone: as read
 }
 
 TFT_TEST(test_missing_values_name_the_row_and_row_group) {
@@ -185,20 +187,24 @@ TFT_TEST(test_missing_values_name_the_row_and_row_group) {
 TFT_TEST(test_wrong_and_unsupported_types_are_errors_not_casts) {
   TrainConfig decimal = fault_config("decimal_real");
   decimal.data.known_reals = {"x"};
-  expect_error(decimal, "decimal_real.parquet: column 'x': the Parquet type decimal128(10, 2) "
-                        "is not supported");
+  expect_error(decimal,
+               "decimal_real.parquet: column 'x': the Parquet type decimal128(10, 2) "
+               "is not supported");
   TrainConfig list = fault_config("list_column");
   list.data.known_reals = {"x"};
-  expect_error(list, "list_column.parquet: column 'x': the Parquet type list<element: double> is "
-                     "not supported");
+  expect_error(list,
+               "list_column.parquet: column 'x': the Parquet type list<element: double> is "
+               "not supported");
   TrainConfig category = fault_config("float_category");
   category.data.known_categoricals = {{"c", 0}};
-  expect_error(category, "float_category.parquet: row 0 (row group 0): column 'c': a "
-                         "floating-point number (0.5) cannot name a category or a series");
+  expect_error(category,
+               "float_category.parquet: row 0 (row group 0): column 'c': a "
+               "floating-point number (0.5) cannot name a category or a series");
   TrainConfig text = fault_config("string_real");
   text.data.known_reals = {"x"};
-  expect_error(text, "string_real.parquet: row 0 (row group 0): column 'x': a string "
-                     "(\"1.5\"), not a number");
+  expect_error(text,
+               "string_real.parquet: row 0 (row group 0): column 'x': a string "
+               "(\"1.5\"), not a number");
   expect_error(fault_config("float_time"),
                "float_time.parquet: row 0 (row group 0): column 't': a floating-point number "
                "(0.5) cannot be a time");
@@ -207,8 +213,9 @@ TFT_TEST(test_wrong_and_unsupported_types_are_errors_not_casts) {
                "1600000000000009007 ns has a fraction of a microsecond");
   TrainConfig integer_as_iso = fault_config("units_us");
   integer_as_iso.data.time_format = tft::TimeFormat::Integer;
-  expect_error(integer_as_iso, "units_us.parquet: row 0 (row group 0): column 't': holds dates "
-                               "or timestamps, but data.time_format is integer");
+  expect_error(integer_as_iso,
+               "units_us.parquet: row 0 (row group 0): column 't': holds dates "
+               "or timestamps, but data.time_format is integer");
 }
 
 TFT_TEST(test_order_errors_name_both_rows) {
@@ -313,7 +320,8 @@ TFT_TEST(test_parquet_and_csv_train_the_same_model) {
   // The model trained on the CSV forecasts the Parquet file: the same forecasts as from the
   // CSV (a saved model reads a new file by its extension, whatever it was trained on).
   tft::SavedModel saved = tft::SavedModel::load(dir / "csv" / "model");
-  const tft::Predictions from_csv = saved.predict(saved.load_dataset(shop_config(".csv").data.path));
+  const tft::Predictions from_csv =
+      saved.predict(saved.load_dataset(shop_config(".csv").data.path));
   const tft::Predictions from_parquet =
       saved.predict(saved.load_dataset(shop_config(".parquet").data.path));
   assert_int_equal(from_csv.forecasts.size(), from_parquet.forecasts.size());

@@ -50,8 +50,12 @@ std::string config_text(int batch_size, int epochs) {
          "split: {validation_steps: 10}\n"
          "model: {hidden_size: 8, attention_heads: 2, dropout: 0.0}\n"
          "training:\n"
-         "  epochs: " + std::to_string(epochs) + "\n"
-         "  batch_size: " + std::to_string(batch_size) + "\n"
+         "  epochs: " +
+         std::to_string(epochs) +
+         "\n"
+         "  batch_size: " +
+         std::to_string(batch_size) +
+         "\n"
          "  learning_rate: 0.01\n"
          "  lr_schedule: {kind: none}\n"
          "  early_stopping_patience: 0\n"
@@ -72,16 +76,16 @@ std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 std::string rank_command(const fs::path& dir, int rank, int port, const std::string& args) {
   const std::string r = std::to_string(rank);
   return "env RANK=" + r + " LOCAL_RANK=" + r + " WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 " +
-         "MASTER_PORT=" + std::to_string(port) + " '" + TFT_TRAIN_EXECUTABLE + "' " + args +
-         " >" + quoted(dir / ("rank" + r + ".out")) + " 2>" + quoted(dir / ("rank" + r + ".err"));
+         "MASTER_PORT=" + std::to_string(port) + " '" + TFT_TRAIN_EXECUTABLE + "' " + args + " >" +
+         quoted(dir / ("rank" + r + ".out")) + " 2>" + quoted(dir / ("rank" + r + ".err"));
 }
 
 // Both ranks, to the end; fails the test when one exits non-zero.
 void run_two_ranks(const fs::path& dir, const std::string& args) {
   const int port = tft::distributed::free_local_port();
-  const int status = shell("(" + rank_command(dir, 1, port, args) + "; echo $? >" +
-                           quoted(dir / "rank1.status") + ") & " +
-                           rank_command(dir, 0, port, args) + "; s=$?; wait; exit $s");
+  const int status =
+      shell("(" + rank_command(dir, 1, port, args) + "; echo $? >" + quoted(dir / "rank1.status") +
+            ") & " + rank_command(dir, 0, port, args) + "; s=$?; wait; exit $s");
   const std::string rank1 = read_text(dir / "rank1.status");
   if (status != 0 || rank1 != "0\n") {
     fail_msg("ranks exited %d and %s: %s%s", status, rank1.c_str(),
@@ -128,8 +132,8 @@ TFT_TEST(two_ranks_end_like_one_process_with_twice_the_batch) {
   const fs::path dir = prepared("dp_equal");
   run_one(dir, "--config " + quoted(dir / "one.yaml") + " --output " + quoted(dir / "one") +
                    " --epochs 1");
-  run_two_ranks(dir, "--config " + quoted(dir / "ranks.yaml") + " --output " +
-                         quoted(dir / "two") + " --epochs 1");
+  run_two_ranks(dir, "--config " + quoted(dir / "ranks.yaml") + " --output " + quoted(dir / "two") +
+                         " --epochs 1");
   // Rank 0 alone prints the summary.
   assert_true(read_text(dir / "rank0.out").find("Training summary") != std::string::npos);
   assert_true(read_text(dir / "rank1.out").empty());
@@ -192,14 +196,14 @@ std::string last_line(const std::string& text) {
 void signal_rank_1_after_an_epoch(const fs::path& dir, const char* signal) {
   write_text(dir / "long.yaml", config_text(16, 100000));
   const int port = tft::distributed::free_local_port();
-  const std::string args = "--config " + quoted(dir / "long.yaml") + " --output " +
-                           quoted(dir / "out");
-  const int status = shell(rank_command(dir, 1, port, args) + " & p=$!; (" +
-                           rank_command(dir, 0, port, args) + "; echo $? >" +
-                           quoted(dir / "rank0.status") + ") & q=$!; " +
-                           "for i in $(seq 200); do [ -f " + quoted(dir / "out" / "metrics.jsonl") +
-                           " ] && break; sleep 0.1; done; kill -" + signal + " $p; wait $p; " +
-                           "echo $? >" + quoted(dir / "rank1.status") + "; wait $q");
+  const std::string args =
+      "--config " + quoted(dir / "long.yaml") + " --output " + quoted(dir / "out");
+  const int status =
+      shell(rank_command(dir, 1, port, args) + " & p=$!; (" + rank_command(dir, 0, port, args) +
+            "; echo $? >" + quoted(dir / "rank0.status") + ") & q=$!; " +
+            "for i in $(seq 200); do [ -f " + quoted(dir / "out" / "metrics.jsonl") +
+            " ] && break; sleep 0.1; done; kill -" + signal + " $p; wait $p; " + "echo $? >" +
+            quoted(dir / "rank1.status") + "; wait $q");
   assert_int_equal(status, 0);
 }
 
@@ -237,8 +241,8 @@ TFT_TEST(an_interrupted_rank_stops_every_rank_at_the_same_step) {
 // leaves its stderr in dir/err.
 int run_as_rank_of_2(const fs::path& dir, const std::string& rank, const fs::path& config) {
   return shell("env RANK=" + rank + " WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 '" +
-               std::string(TFT_TRAIN_EXECUTABLE) + "' --config " + quoted(config) +
-               " --output " + quoted(dir / "out") + " 2>" + quoted(dir / "err"));
+               std::string(TFT_TRAIN_EXECUTABLE) + "' --config " + quoted(config) + " --output " +
+               quoted(dir / "out") + " 2>" + quoted(dir / "err"));
 }
 
 TFT_TEST(an_inconsistent_environment_is_a_clear_error) {
@@ -261,8 +265,8 @@ TFT_TEST(an_inconsistent_environment_is_a_clear_error) {
 }
 
 TFT_TEST(the_backend_follows_the_device_and_the_build) {
-  using tft::DistributedBackend;
   using tft::choose_backend;
+  using tft::DistributedBackend;
   const c10::Device cpu(c10::DeviceType::CPU), gpu(c10::DeviceType::CUDA, 1);
   for (const bool nccl_built : {false, true}) {
     assert_true(choose_backend(DistributedBackend::Gloo, cpu, nccl_built) ==

@@ -104,9 +104,9 @@ std::string run_collectives(ProcessGroup& group, const c10::Device& device = at:
   const auto params = rank_parameters(rank, device);
   group.average_gradients(params, 32);
   for (std::size_t i = 0; i < params.size(); ++i) {
-    const auto expected = at::full(params[i].sizes(),
-                                   (world + 1.0) / 2.0 * (static_cast<double>(i) + 1),
-                                   params[i].grad().options().device(at::kCPU));
+    const auto expected =
+        at::full(params[i].sizes(), (world + 1.0) / 2.0 * (static_cast<double>(i) + 1),
+                 params[i].grad().options().device(at::kCPU));
     if (!at::equal(params[i].grad().cpu(), expected)) {
       return "gradient " + std::to_string(i) + " not averaged";
     }
@@ -165,8 +165,11 @@ TFT_TEST(launch_env_follows_torchrun) {
   using tft::distributed::launch_env_from_environment;
   g_env.clear();
   assert_false(launch_env_from_environment(fake_env).has_value());  // no launcher
-  g_env = {{"WORLD_SIZE", "4"}, {"RANK", "3"}, {"LOCAL_RANK", "1"},
-           {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}};
+  g_env = {{"WORLD_SIZE", "4"},
+           {"RANK", "3"},
+           {"LOCAL_RANK", "1"},
+           {"MASTER_ADDR", "node0"},
+           {"MASTER_PORT", "29500"}};
   const auto env = launch_env_from_environment(fake_env);
   assert_true(env.has_value());
   assert_int_equal(env->rank, 3);
@@ -185,8 +188,8 @@ TFT_TEST(launch_env_follows_torchrun) {
       {{{"MASTER_ADDR", ""}}, "MASTER_ADDR is not"},
   };
   for (const auto& [change, message] : bad) {
-    g_env = {{"WORLD_SIZE", "4"}, {"RANK", "3"}, {"MASTER_ADDR", "node0"},
-             {"MASTER_PORT", "29500"}};
+    g_env = {
+        {"WORLD_SIZE", "4"}, {"RANK", "3"}, {"MASTER_ADDR", "node0"}, {"MASTER_PORT", "29500"}};
     for (const auto& [key, value] : change) g_env[key] = value;
     TFT_ASSERT_THROWS_WITH(launch_env_from_environment(fake_env), tft::ConfigError, message);
   }

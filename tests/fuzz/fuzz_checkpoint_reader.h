@@ -27,8 +27,8 @@ inline const UnitNames& two_layer_model_units() {
 
 // `text`, written by a loaded `config` in `format`, must read back as `config`.
 template <typename Read>
-void expect_reads_back(const CheckpointConfig& config, const std::string& text,
-                       const char* format, const Read& read) {
+void expect_reads_back(const CheckpointConfig& config, const std::string& text, const char* format,
+                       const Read& read) {
   CheckpointConfig again;
   try {
     again = read(text);
@@ -54,14 +54,12 @@ void fuzz_checkpoint_reader(const std::string& input, const Read& read) {
     } catch (const ConfigError&) {
       continue;  // rejected with a message: the reader's job
     }
-    expect_reads_back(config, checkpoint_config_to_yaml(config), "YAML",
-                      [&](const std::string& text) {
-                        return checkpoint_config_from_yaml(text, units);
-                      });
-    expect_reads_back(config, checkpoint_config_to_json_string(config), "JSON",
-                      [&](const std::string& text) {
-                        return checkpoint_config_from_json_string(text, units);
-                      });
+    expect_reads_back(
+        config, checkpoint_config_to_yaml(config), "YAML",
+        [&](const std::string& text) { return checkpoint_config_from_yaml(text, units); });
+    expect_reads_back(
+        config, checkpoint_config_to_json_string(config), "JSON",
+        [&](const std::string& text) { return checkpoint_config_from_json_string(text, units); });
   }
 }
 

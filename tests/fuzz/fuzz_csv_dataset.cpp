@@ -87,9 +87,10 @@ struct Sample {
         decoder_times(d.prediction_length()) {}
 
   tft::SampleBuffers buffers() {
-    return {static_reals.data(),         static_categoricals.data(), encoder_reals.data(),
-            encoder_categoricals.data(), decoder_reals.data(),       decoder_categoricals.data(),
-            targets.data(),              decoder_times.data()};
+    return {static_reals.data(),  static_categoricals.data(),
+            encoder_reals.data(), encoder_categoricals.data(),
+            decoder_reals.data(), decoder_categoricals.data(),
+            targets.data(),       decoder_times.data()};
   }
 };
 

@@ -43,10 +43,10 @@ const c10::Device kCpu(c10::DeviceType::CPU);
 
 struct Fixture {
   tft::fuzz::TinyModel tiny;
-  tft::ModuleState weights;                    // the tiny model's, as its snapshot holds them
-  std::unique_ptr<tft::FusedAdam> optimizer;   // after one step: it has moments to save
+  tft::ModuleState weights;                   // the tiny model's, as its snapshot holds them
+  std::unique_ptr<tft::FusedAdam> optimizer;  // after one step: it has moments to save
   at::Tensor rng_cpu;
-  fs::path file;                               // where each input's snapshot is written
+  fs::path file;  // where each input's snapshot is written
 };
 
 std::unique_ptr<tft::FusedAdam> adam_for(const tft::TFTModel& model) {
@@ -118,9 +118,9 @@ std::string sealed(std::string payload) {
   archive.write("format", c10::IValue(std::string(kFormat)));
   archive.write("version", c10::IValue(kVersion));
   archive.write("sha256", c10::IValue(tft::sha256_hex(payload)));
-  archive.write("payload", at::from_blob(payload.data(),
-                                         {static_cast<std::int64_t>(payload.size())},
-                                         at::TensorOptions(at::kByte)));
+  archive.write("payload",
+                at::from_blob(payload.data(), {static_cast<std::int64_t>(payload.size())},
+                              at::TensorOptions(at::kByte)));
   return tft::archive_to_bytes(archive, "the sealed snapshot");
 }
 

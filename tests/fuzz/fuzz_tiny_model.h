@@ -75,8 +75,7 @@ inline TinyModel make_tiny_model() {
 // crash leaves it for a look.
 inline std::filesystem::path scratch_folder(const std::string& target) {
   static std::filesystem::path folder;
-  folder = std::filesystem::temp_directory_path() /
-           (target + "-" + std::to_string(::getpid()));
+  folder = std::filesystem::temp_directory_path() / (target + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(folder);
   std::filesystem::create_directories(folder);
   std::atexit([] {

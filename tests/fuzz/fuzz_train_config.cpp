@@ -27,12 +27,11 @@ void expect_yaml_round_trip(const tft::TrainConfig& config) {
   try {
     again = tft::load_train_config_string(yaml, config.base_dir);
   } catch (const tft::Error& e) {
-    tft::fuzz::broken_contract("the YAML a loaded config writes does not load: " +
-                               std::string(e.what()) + "\n" + yaml);
+    tft::fuzz::broken_contract(
+        "the YAML a loaded config writes does not load: " + std::string(e.what()) + "\n" + yaml);
   }
   if (again != config) {
-    tft::fuzz::broken_contract("the YAML a loaded config writes loads as another config:\n" +
-                               yaml);
+    tft::fuzz::broken_contract("the YAML a loaded config writes loads as another config:\n" + yaml);
   }
 }
 
@@ -44,8 +43,8 @@ void expect_sections_set_back(const tft::TrainConfig& config) {
       tft::set_config_value(updated, section, value);
     } catch (const tft::Error& e) {
       tft::fuzz::broken_contract(std::string("set_config_value(\"") + section +
-                                 "\") rejects what get_config_value returned: " + e.what() +
-                                 "\n" + value);
+                                 "\") rejects what get_config_value returned: " + e.what() + "\n" +
+                                 value);
     }
     if (updated != config) {
       tft::fuzz::broken_contract(std::string("set_config_value(\"") + section +

@@ -31,11 +31,15 @@ TFT_TEST(counts_exact_bytes) {
 
 TFT_TEST(peak_resets_to_current) {
   CpuMemoryTrackingScope scope;
-  { auto big = torch::zeros({1 << 16}); }
+  {
+    auto big = torch::zeros({1 << 16});
+  }
   reset_cpu_peak();
   const auto start = cpu_memory_counters();
   assert_int_equal(start.peak_bytes, start.current_bytes);
-  { auto t = torch::ones({256}); }
+  {
+    auto t = torch::ones({256});
+  }
   assert_int_equal(cpu_memory_counters().peak_bytes - start.current_bytes, 1024);
 }
 
@@ -69,7 +73,9 @@ TFT_TEST(activation_probe_ignores_what_was_held_before) {
   MemoryMeter meter(c10::Device(c10::DeviceType::CPU));
   auto weights = torch::ones({4096});
   ActivationProbe probe(meter);
-  { auto activations = torch::ones({1024}); }
+  {
+    auto activations = torch::ones({1024});
+  }
   assert_int_equal(probe.activation_peak_bytes(), 4096);
   assert_true(probe.baseline_bytes() >= 4096 * 4);
 }

@@ -82,8 +82,8 @@ inline TFTBatch random_batch(const ModelConfig& c, int64_t batch) {
 
 inline TFTBatch clone_batch(const TFTBatch& b) {
   auto copy = [](const torch::Tensor& t) { return t.defined() ? t.clone() : t; };
-  return {copy(b.static_reals),  copy(b.static_categoricals), copy(b.encoder_reals),
-          copy(b.encoder_categoricals), copy(b.decoder_reals), copy(b.decoder_categoricals)};
+  return {copy(b.static_reals),         copy(b.static_categoricals), copy(b.encoder_reals),
+          copy(b.encoder_categoricals), copy(b.decoder_reals),       copy(b.decoder_categoricals)};
 }
 
 // A model (in training mode), its quantile loss and a random batch with targets, all drawn

@@ -127,8 +127,8 @@ TFT_TEST(selection_weights_are_distributions) {
 
   tft::StaticCovariateEncoder encoder(3, 8, 0.1);
   auto contexts = encoder(torch::randn({4, 3, 8}));
-  for (const auto& t : {contexts.selection, contexts.enrichment, contexts.state_h,
-                        contexts.state_c}) {
+  for (const auto& t :
+       {contexts.selection, contexts.enrichment, contexts.state_h, contexts.state_c}) {
     assert_true(t.sizes() == torch::IntArrayRef({4, 8}));
   }
   assert_true(max_abs(contexts.weights.sum(-1) - 1) < 1e-6);
@@ -227,8 +227,8 @@ TFT_TEST(attention_is_causal_and_rows_are_distributions) {
 
   // A query chunk that only sees the keys up to its end gives the same answer.
   auto keys = attention->project_keys(memory), values = attention->project_values(memory);
-  auto chunk = attention->attend(memory.slice(1, 6, 8), {keys.slice(1, 0, 8)},
-                                 {values.slice(1, 0, 8)}, 6);
+  auto chunk =
+      attention->attend(memory.slice(1, 6, 8), {keys.slice(1, 0, 8)}, {values.slice(1, 0, 8)}, 6);
   assert_true(max_abs(chunk.output - result.output.slice(1, 0, 2)) < 1e-6);
   assert_true(max_abs(chunk.weights - result.weights.slice(1, 0, 2).slice(-1, 0, 8)) < 1e-6);
   // Keys and values in pieces give the same answer as in one piece.
@@ -241,7 +241,7 @@ TFT_TEST(attention_is_causal_and_rows_are_distributions) {
 TFT_TEST(attention_heads_share_one_value_projection) {
   tft::InterpretableMultiHeadAttention attention(12, 3, 0.1);
   auto p = attention->named_parameters();
-  assert_true(p["value.weight"].sizes() == torch::IntArrayRef({4, 12}));  // head_size x hidden
+  assert_true(p["value.weight"].sizes() == torch::IntArrayRef({4, 12}));   // head_size x hidden
   assert_true(p["query.weight"].sizes() == torch::IntArrayRef({12, 12}));  // heads x head_size
   assert_true(p["output.weight"].sizes() == torch::IntArrayRef({12, 4}));
 }

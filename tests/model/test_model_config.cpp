@@ -53,7 +53,8 @@ TFT_TEST(hyper_parameter_rules) {
   expect_error([](ModelConfig& c) { c.dropout = 1.0; }, "model.dropout: must be in [0, 1) (got 1)");
   expect_error([](ModelConfig& c) { c.dropout = -0.5; },
                "model.dropout: must be in [0, 1) (got -0.5)");
-  expect_error([](ModelConfig& c) { c.dropout = std::nan(""); }, "model.dropout: must be in [0, 1)");
+  expect_error([](ModelConfig& c) { c.dropout = std::nan(""); },
+               "model.dropout: must be in [0, 1)");
   expect_error([](ModelConfig& c) { c.lstm_layers = 0; },
                "model.lstm_layers: must be at least 1 (got 0)");
   expect_error([](ModelConfig& c) { c.decoder_layers = 0; },

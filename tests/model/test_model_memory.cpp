@@ -65,10 +65,11 @@ TFT_TEST(checkpointing_every_unit_cuts_the_activation_peak) {
   const int64_t all = f.step_activation_peak(CheckpointConfig::uniform(1));
   const int64_t attention_kept = f.step_activation_peak(
       CheckpointConfig::uniform(1).with_checkpoint_attention(false).with_checkpoint_ffn(false));
-  std::printf("  activation peak: none %.2f MB, all units %.2f MB (%.1f%%), all units without "
-              "sub-layers %.2f MB (%.1f%%)\n",
-              none / 1e6, all / 1e6, 100.0 * all / none, attention_kept / 1e6,
-              100.0 * attention_kept / none);
+  std::printf(
+      "  activation peak: none %.2f MB, all units %.2f MB (%.1f%%), all units without "
+      "sub-layers %.2f MB (%.1f%%)\n",
+      none / 1e6, all / 1e6, 100.0 * all / none, attention_kept / 1e6,
+      100.0 * attention_kept / none);
   assert_true(none > 0);
   assert_true(all * 100 <= none * 20);  // measured 11% (hidden 32, encoder 48, batch 32)
   // The attention sub-layer keeps little of its own (it reads the key pieces in place), so

@@ -159,11 +159,12 @@ TFT_TEST(a_recompute_does_not_observe) {
   linear->train();
   tft::set_fake_quantizers_observing(*linear, true);
   const auto x = torch::randn({5, 4}).requires_grad_(true);
-  const auto out = tft::checkpoint::checkpoint_module(
-      linear.ptr(), [&](const tft::checkpoint::TensorVector& in) {
-        return tft::checkpoint::TensorVector{linear(in[0])};
-      },
-      {x});
+  const auto out =
+      tft::checkpoint::checkpoint_module(linear.ptr(),
+                                         [&](const tft::checkpoint::TensorVector& in) {
+                                           return tft::checkpoint::TensorVector{linear(in[0])};
+                                         },
+                                         {x});
   assert_true(out[0].requires_grad());
   // Forget what the forward saw; whatever is there after backward came from the recompute.
   tft::discard_fake_quantizer_observations(*linear);

@@ -34,7 +34,10 @@ double max_abs(const torch::Tensor& t) { return t.numel() ? t.abs().max().item<d
 void expect_shape(const torch::Tensor& t, std::vector<int64_t> expected, const char* what) {
   if (!t.defined() || t.sizes() != torch::IntArrayRef(expected)) {
     std::ostringstream got;
-    if (t.defined()) got << t.sizes(); else got << "undefined";
+    if (t.defined())
+      got << t.sizes();
+    else
+      got << "undefined";
     fail_msg("%s: shape %s, expected %s", what, got.str().c_str(),
              c10::str(torch::IntArrayRef(expected)).c_str());
   }
@@ -271,9 +274,11 @@ TFT_TEST(gradients_are_bitwise_equal_with_and_without_checkpointing) {
   tft::ChunkLimits first_chunk_only;
   for (const auto& u : units) first_chunk_only[u.index] = 1;
   settings.push_back({"first chunk of every unit", CheckpointConfig::uniform(1), first_chunk_only});
-  settings.push_back({"partial mix", CheckpointConfig::uniform(1),
+  settings.push_back({"partial mix",
+                      CheckpointConfig::uniform(1),
                       {{0, 1}, {1, 3}, {2, 2}, {3, 1}, {4, 2}, {5, 1}, {6, 2}}});
-  settings.push_back({"no chunk of any unit", CheckpointConfig::uniform(1),
+  settings.push_back({"no chunk of any unit",
+                      CheckpointConfig::uniform(1),
                       {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}, {6, 0}}});
 
   for (const auto& [name, config, limits] : settings) {
@@ -283,11 +288,12 @@ TFT_TEST(gradients_are_bitwise_equal_with_and_without_checkpointing) {
     for (size_t i = 0; i < run.grads.size(); ++i) {
       grad_diff = std::max(grad_diff, tensor_diff(reference.grads[i], run.grads[i]));
     }
-    double interp_diff = tensor_diff(reference.output.prediction.detach(),
-                                     run.output.prediction.detach());
+    double interp_diff =
+        tensor_diff(reference.output.prediction.detach(), run.output.prediction.detach());
     for (auto member : {&TFTOutput::static_weights, &TFTOutput::encoder_weights,
                         &TFTOutput::decoder_weights, &TFTOutput::attention}) {
-      interp_diff = std::max(interp_diff, tensor_diff(reference.output.*member, run.output.*member));
+      interp_diff =
+          std::max(interp_diff, tensor_diff(reference.output.*member, run.output.*member));
     }
     std::printf("  %-28s |dloss| %g  max|dgrad| %g  max|dinterp| %g\n", name.c_str(), loss_diff,
                 grad_diff, interp_diff);
@@ -346,8 +352,8 @@ TFT_TEST(a_small_model_overfits_a_tiny_batch) {
            (1.0 + 0.5 * series.unsqueeze(1).to(torch::kFloat));
   TFTBatch batch;
   batch.static_categoricals = series.unsqueeze(1);
-  batch.encoder_reals = torch::stack(
-      {torch::randn({b, 8}), time.slice(1, 0, 8), y.slice(1, 0, 8)}, -1);  // unknown, known, target
+  batch.encoder_reals = torch::stack({torch::randn({b, 8}), time.slice(1, 0, 8), y.slice(1, 0, 8)},
+                                     -1);  // unknown, known, target
   batch.decoder_reals = time.slice(1, 8).unsqueeze(-1).contiguous();
   const auto target = y.slice(1, 8).contiguous();
 

@@ -34,17 +34,16 @@ extern "C" {  // cmocka 1.1 has no extern "C" guard of its own
   static void name##_body()
 
 // Asserts that `expr` throws an exception of type `type` whose what() contains `needle`.
-#define TFT_ASSERT_THROWS_WITH(expr, type, needle)                                     \
-  do {                                                                                  \
-    bool tft_thrown_ = false;                                                           \
-    try {                                                                               \
-      (void)(expr);                                                                     \
-    } catch (const type& e) {                                                           \
-      tft_thrown_ = true;                                                               \
-      if (std::string(e.what()).find(needle) == std::string::npos) {                    \
-        fail_msg("%s:%d: message \"%s\" lacks \"%s\"", __FILE__, __LINE__, e.what(),    \
-                 needle);                                                               \
-      }                                                                                 \
-    }                                                                                   \
-    if (!tft_thrown_) fail_msg("%s:%d: %s did not throw", __FILE__, __LINE__, #expr);  \
+#define TFT_ASSERT_THROWS_WITH(expr, type, needle)                                            \
+  do {                                                                                        \
+    bool tft_thrown_ = false;                                                                 \
+    try {                                                                                     \
+      (void)(expr);                                                                           \
+    } catch (const type& e) {                                                                 \
+      tft_thrown_ = true;                                                                     \
+      if (std::string(e.what()).find(needle) == std::string::npos) {                          \
+        fail_msg("%s:%d: message \"%s\" lacks \"%s\"", __FILE__, __LINE__, e.what(), needle); \
+      }                                                                                       \
+    }                                                                                         \
+    if (!tft_thrown_) fail_msg("%s:%d: %s did not throw", __FILE__, __LINE__, #expr);         \
   } while (0)

@@ -68,7 +68,8 @@ TFT_TEST(baselines_score_like_the_model_on_the_validation_windows) {
   assert_int_equal(static_cast<int>(ds.validation_windows().size()), 4);  // starts 10 ... 13
   const std::vector<double> quantiles{0.1, 0.5, 0.9};
 
-  const tft::BaselineScores scores = tft::score_baselines(ds, ds.validation_windows(), quantiles, 2);
+  const tft::BaselineScores scores =
+      tft::score_baselines(ds, ds.validation_windows(), quantiles, 2);
   const auto [naive50, naive90] = expected_q_risks(ds, naive);
   assert_int_equal(scores.naive.windows, 4);
   assert_true(std::fabs(scores.naive.q_risk_p50 - naive50) < 1e-6);
@@ -86,11 +87,13 @@ TFT_TEST(baselines_score_like_the_model_on_the_validation_windows) {
   assert_true(scores.naive.coverage[0] == scores.naive.coverage[2]);
 
   // Integer times have no season to infer; one longer than the encoder is not scored.
-  const tft::BaselineScores inferred = tft::score_baselines(ds, ds.validation_windows(), quantiles, 0);
+  const tft::BaselineScores inferred =
+      tft::score_baselines(ds, ds.validation_windows(), quantiles, 0);
   assert_int_equal(inferred.seasonality, 0);
   assert_int_equal(inferred.seasonal_naive.windows, 0);
   assert_true(inferred.seasonality_source.find("set model.seasonality") != std::string::npos);
-  const tft::BaselineScores too_long = tft::score_baselines(ds, ds.validation_windows(), quantiles, 5);
+  const tft::BaselineScores too_long =
+      tft::score_baselines(ds, ds.validation_windows(), quantiles, 5);
   assert_int_equal(too_long.seasonal_naive.windows, 0);
   assert_string_equal(too_long.seasonality_source.c_str(),
                       "model.seasonality: not scored, longer than windows.encoder_length 4");

@@ -30,8 +30,7 @@ struct Fixture : TrainingSetup {
     tft::ensure_gradients(model->parameters());
   }
 
-  CheckpointPlan plan(double fraction,
-                      tft::BoundaryDtype boundary = tft::BoundaryDtype::kFloat32) {
+  CheckpointPlan plan(double fraction, tft::BoundaryDtype boundary = tft::BoundaryDtype::kFloat32) {
     return tft::plan_checkpointing(
         model, [&] { return loss_fn(model->forward(batch).prediction, target); },
         CheckpointConfig::dynamic(model->units().size(), fraction).with_boundary_dtype(boundary),

@@ -28,8 +28,8 @@
 
 namespace fs = std::filesystem;
 using tft::TrainConfig;
-using tft::TrainReport;
 using tft::Trainer;
+using tft::TrainReport;
 using namespace tft::testing;
 
 namespace {
@@ -69,7 +69,8 @@ bool expect_error_or_same_content(const fs::path& path, const std::string& origi
   std::string message;
   bool threw = false;
   try {
-    if (load() != expected) fail_msg("%s: %s loaded something else, silently", name.c_str(), what.c_str());
+    if (load() != expected)
+      fail_msg("%s: %s loaded something else, silently", name.c_str(), what.c_str());
   } catch (const tft::Error& e) {
     threw = true;
     message = e.what();
@@ -93,10 +94,11 @@ std::size_t damage_every_way(const fs::path& path, const std::string& name, cons
   const std::string original = read_text(path);
   const std::string expected = load();
   assert_true(original.size() > 2);
-  for (std::size_t keep : {std::size_t{0}, std::size_t{1}, original.size() / 2,
-                           original.size() - 2}) {
+  for (std::size_t keep :
+       {std::size_t{0}, std::size_t{1}, original.size() / 2, original.size() - 2}) {
     if (!expect_error_or_same_content(path, original, original.substr(0, keep), name, load,
-                                      expected, "truncated to " + std::to_string(keep) + " bytes")) {
+                                      expected,
+                                      "truncated to " + std::to_string(keep) + " bytes")) {
       fail_msg("%s: truncated to %zu bytes, it loaded", name.c_str(), keep);
     }
   }
@@ -105,9 +107,9 @@ std::size_t damage_every_way(const fs::path& path, const std::string& name, cons
   for (std::size_t at = 0, n = 0; at < original.size(); at += step, ++n) {
     std::string flipped = original;
     flipped[at] = static_cast<char>(flipped[at] ^ (1 << (n % 8)));
-    if (!expect_error_or_same_content(path, original, flipped, name, load, expected,
-                                      "bit " + std::to_string(n % 8) + " of byte " +
-                                          std::to_string(at) + " flipped")) {
+    if (!expect_error_or_same_content(
+            path, original, flipped, name, load, expected,
+            "bit " + std::to_string(n % 8) + " of byte " + std::to_string(at) + " flipped")) {
       ++harmless;
     }
   }
@@ -162,7 +164,8 @@ TFT_TEST(test_damaged_snapshot_is_an_error_naming_it) {
     text += std::string(static_cast<const char*>(rng.data_ptr()), rng.nbytes());
     for (const auto& [parameter, state] : adam.state()) {
       const auto& moments = static_cast<const torch::optim::AdamParamState&>(*state);
-      for (const at::Tensor& t : {moments.exp_avg().contiguous(), moments.exp_avg_sq().contiguous()}) {
+      for (const at::Tensor& t :
+           {moments.exp_avg().contiguous(), moments.exp_avg_sq().contiguous()}) {
         text += std::string(static_cast<const char*>(t.data_ptr()), t.nbytes());
       }
       text += std::to_string(moments.step());
@@ -267,8 +270,8 @@ TFT_TEST(test_failed_writes_keep_the_previous_model_and_snapshot) {
   // Nor can the model folder be replaced.
   {
     const FileSizeLimit limit(512);
-    TFT_ASSERT_THROWS_WITH(tft::save_model_directory(dir / "out" / "model", trainer.model(),
-                                                     config, trainer.dataset().transforms()),
+    TFT_ASSERT_THROWS_WITH(tft::save_model_directory(dir / "out" / "model", trainer.model(), config,
+                                                     trainer.dataset().transforms()),
                            tft::IoError, "File too large");
   }
   assert_true(folder_contents(dir / "out") == before);
@@ -301,16 +304,17 @@ TFT_TEST(test_snapshots_inside_an_epoch_resume_bitwise) {
   const std::pair<std::int64_t, std::int64_t> stops[] = {
       {1, steps / 2}, {2, 1}, {2, steps / 2}, {2, steps - 1}};
   for (const auto& [stop_epoch, stop_at] : stops) {
-    every.output.directory = (dir / ("stopped_" + std::to_string(stop_epoch) + "_" +
-                                     std::to_string(stop_at))).string();
+    every.output.directory =
+        (dir / ("stopped_" + std::to_string(stop_epoch) + "_" + std::to_string(stop_at))).string();
     Trainer first(every);
     const auto stop = [&](const tft::TrainProgress& p) {
       return !(p.kind == tft::TrainProgress::Kind::Step && p.epoch == stop_epoch &&
                p.step == stop_at);
     };
-    TFT_ASSERT_THROWS_WITH(first.train(stop), tft::CancelledError,
-                           ("snapshot of epoch " + std::to_string(stop_epoch) + ", step " +
-                            std::to_string(stop_at)).c_str());
+    TFT_ASSERT_THROWS_WITH(
+        first.train(stop), tft::CancelledError,
+        ("snapshot of epoch " + std::to_string(stop_epoch) + ", step " + std::to_string(stop_at))
+            .c_str());
     Trainer second(every);
     const TrainReport b = second.train(nullptr, /*resume=*/true);
     assert_int_equal(b.resumed_from_epoch, stop_epoch - 1);
@@ -327,9 +331,10 @@ TFT_TEST(test_snapshots_inside_an_epoch_resume_bitwise) {
   // A snapshot taken inside an epoch does not fit another batch size: a clear error.
   every.output.directory = (dir / "stopped_late").string();
   Trainer late(every);
-  TFT_ASSERT_THROWS_WITH(
-      late.train([&](const tft::TrainProgress& p) { return !(p.epoch == 1 && p.step == steps - 1); }),
-      tft::CancelledError, "step");
+  TFT_ASSERT_THROWS_WITH(late.train([&](const tft::TrainProgress& p) {
+    return !(p.epoch == 1 && p.step == steps - 1);
+  }),
+                         tft::CancelledError, "step");
   TrainConfig other = every;
   other.training.batch_size = 64;
   Trainer third(other);

@@ -80,13 +80,13 @@ TFT_TEST(test_trains_and_writes_files) {
   write_text(dir / "data.csv", synthetic_csv(50));
   write_text(dir / "run.yaml", kConfig);
   const fs::path out = dir / "out";
-  Run r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --epochs 2 --threads 1 --output '" +
-                       out.string() + "' --use-gradient-checkpointing");
+  Run r =
+      run(dir, "--config '" + (dir / "run.yaml").string() + "' --epochs 2 --threads 1 --output '" +
+                   out.string() + "' --use-gradient-checkpointing");
   if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
   assert_true(r.out.find("Training summary") != std::string::npos);
   assert_true(r.out.find("q-risk P50") != std::string::npos);
-  assert_true(r.out.find("checkpointing                      every unit (6)") !=
-              std::string::npos);
+  assert_true(r.out.find("checkpointing                      every unit (6)") != std::string::npos);
   for (const char* name : {"model/weights.pt", "forecast.csv", "forecast.svg", "summary.json",
                            "interpretation.json", "metrics.jsonl", "snapshots/last.pt"}) {
     if (!fs::exists(out / name)) fail_msg("missing %s", name);
@@ -113,8 +113,8 @@ TFT_TEST(test_trains_and_writes_files) {
                          "epoch 2") != std::string::npos);
   const auto model_config = nlohmann::json::parse(read_text(qat / "model/model_config.json"));
   assert_int_equal(model_config.at("quantization").at("activation_bits").get<int>(), 7);
-  assert_int_equal(nlohmann::json::parse(read_text(qat / "summary.json")).at("best_epoch").get<int>(),
-                   2);
+  assert_int_equal(
+      nlohmann::json::parse(read_text(qat / "summary.json")).at("best_epoch").get<int>(), 2);
   fs::remove_all(dir);
 }
 
@@ -262,8 +262,7 @@ std::vector<std::pair<double, double>> epoch_losses(const fs::path& output) {
   std::istringstream lines(read_text(output / "metrics.jsonl"));
   for (std::string line; std::getline(lines, line);) {
     const auto j = nlohmann::json::parse(line);
-    losses.emplace_back(j.at("train_loss").get<double>(),
-                        j.at("validation_loss").get<double>());
+    losses.emplace_back(j.at("train_loss").get<double>(), j.at("validation_loss").get<double>());
   }
   return losses;
 }

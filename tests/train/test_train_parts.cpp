@@ -160,7 +160,8 @@ TFT_TEST(test_gradient_clipping) {
   assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 1.0).item<double>() - 5.0) < 1e-9);
   assert_true(std::fabs(a.grad().item<float>() - 0.6f) < 1e-6);
   assert_true(std::fabs(b.grad().item<float>() - 0.8f) < 1e-6);
-  assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 0.0).item<double>() - 1.0) < 1e-5);  // measure only
+  assert_true(std::fabs(tft::clip_gradient_norm({a, b}, 0.0).item<double>() - 1.0) <
+              1e-5);  // measure only
   b.mutable_grad() = torch::tensor({std::numeric_limits<float>::infinity()});
   assert_true(std::isinf(tft::clip_gradient_norm({a, b}, 1.0).item<double>()));
   assert_true(std::fabs(a.grad().item<float>() - 0.6f) < 1e-6);  // not spread
@@ -217,12 +218,10 @@ TFT_TEST(test_atomic_files_and_folders) {
   tft::write_file_atomically(dir / "a.txt", "one");
   tft::write_file_atomically(dir / "a.txt", "two");
   assert_string_equal(tft::read_file(dir / "a.txt").c_str(), "two");
-  tft::replace_directory_atomically(dir / "model", [](const fs::path& d) {
-    write_text(d / "x", "old");
-  });
-  tft::replace_directory_atomically(dir / "model", [](const fs::path& d) {
-    write_text(d / "y", "new");
-  });
+  tft::replace_directory_atomically(dir / "model",
+                                    [](const fs::path& d) { write_text(d / "x", "old"); });
+  tft::replace_directory_atomically(dir / "model",
+                                    [](const fs::path& d) { write_text(d / "y", "new"); });
   assert_false(fs::exists(dir / "model" / "x"));
   assert_string_equal(read_text(dir / "model" / "y").c_str(), "new");
   // A failure while filling leaves the old folder and no temporary.
@@ -332,10 +331,10 @@ TFT_TEST(test_window_after_the_data) {
                                      b.target_scale[0].item<double>()};
   const tft::ScalerStats last_norm{last.target_center[0].item<double>(),
                                    last.target_scale[0].item<double>()};
-  assert_true(std::fabs(ds.denormalize_target(b.inputs.encoder_reals[0][0][2].item<float>(),
-                                              future_norm) -
-                        ds.denormalize_target(last.inputs.encoder_reals[0][4][2].item<float>(),
-                                              last_norm)) < 1e-4);
+  assert_true(
+      std::fabs(ds.denormalize_target(b.inputs.encoder_reals[0][0][2].item<float>(), future_norm) -
+                ds.denormalize_target(last.inputs.encoder_reals[0][4][2].item<float>(),
+                                      last_norm)) < 1e-4);
   const tft::ScalerStats expected_norm =
       ds.target_normalization(0, ds.series()[0].length - ds.encoder_length());
   assert_true(future_norm.mean == expected_norm.mean && future_norm.scale == expected_norm.scale);

@@ -83,10 +83,10 @@ TFT_TEST(test_learns_writes_outputs_and_saved_model_predicts_bitwise) {
 
   // The files.
   const fs::path out = dir / "out";
-  for (const char* name : {"metrics.jsonl", "forecast.csv", "forecast.svg", "interpretation.json",
-                           "summary.json", "snapshots/last.pt", "model/weights.pt",
-                           "model/config.yaml", "model/transforms.json",
-                           "model/model_config.json"}) {
+  for (const char* name :
+       {"metrics.jsonl", "forecast.csv", "forecast.svg", "interpretation.json", "summary.json",
+        "snapshots/last.pt", "model/weights.pt", "model/config.yaml", "model/transforms.json",
+        "model/model_config.json"}) {
     if (!fs::exists(out / name)) fail_msg("missing output %s", name);
   }
   for (const auto& entry : fs::directory_iterator(out)) {
@@ -183,9 +183,8 @@ TFT_TEST(test_resumed_run_ends_bitwise_like_an_uninterrupted_one) {
   assert_int_equal(a.best_epoch, b.best_epoch);
   // The kept (best) weights and the last epoch's weights are bitwise equal.
   assert_true(same_weights(straight.model(), second.model()));
-  assert_true(tft::module_states_equal(
-      snapshot_weights(straight.snapshot_path(), four),
-      snapshot_weights(second.snapshot_path(), again)));
+  assert_true(tft::module_states_equal(snapshot_weights(straight.snapshot_path(), four),
+                                       snapshot_weights(second.snapshot_path(), again)));
   // Resuming a finished run trains nothing more.
   const TrainReport c = second.train(nullptr, true);
   assert_int_equal(c.epochs_run, 4);
@@ -351,7 +350,8 @@ TFT_TEST(test_dynamic_checkpointing_runs_the_measured_plan) {
   if (report.plan->achievable) {
     // The trainer's own measurement of the plan meets the target too.
     assert_true(static_cast<double>(report.checkpointed_peak_bytes) <=
-                (1.0 + tft::kPlanTolerance) * 0.5 * static_cast<double>(report.unchecked_peak_bytes));
+                (1.0 + tft::kPlanTolerance) * 0.5 *
+                    static_cast<double>(report.unchecked_peak_bytes));
   }
   // Per unit: what the plan saves and keeps adds up to what the whole unit would save, and the
   // units' planned recompute adds up to the plan's.

@@ -10,8 +10,8 @@ int main(void) {
   /* The installed tftrain_version.h and the installed library are the same version. */
   if (tft_api_version() != TFT_API_VERSION ||
       strcmp(tft_version_string(), TFTRAIN_VERSION_STRING) != 0) {
-    fprintf(stderr, "header %s (%d), library %s (%d)\n", TFTRAIN_VERSION_STRING,
-            TFT_API_VERSION, tft_version_string(), tft_api_version());
+    fprintf(stderr, "header %s (%d), library %s (%d)\n", TFTRAIN_VERSION_STRING, TFT_API_VERSION,
+            tft_version_string(), tft_api_version());
     return 1;
   }
   if (tft_checkpoint_config_create_uniform(2, &config) != TFT_OK) {
