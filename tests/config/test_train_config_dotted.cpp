@@ -1,5 +1,5 @@
-// TrainConfig get/set by dotted key (what the C API's tft_config_get/set use): values as YAML
-// text, the setters' checks, and set(get(key)) changing nothing.
+// TrainConfig get/set by dotted key (what the C API's tft_config_get_value/set_value use): values
+// as YAML text, the setters' checks, and set(get(key)) changing nothing.
 #include <string>
 #include <vector>
 
