@@ -208,7 +208,7 @@ TFT_TEST(test_failures_exit_non_zero_with_one_line) {
   for (const Case& c : cases) {
     const Run failed = run(dir, c.arguments);
     assert_int_equal(failed.status, c.status);
-    expect_one_line_error(failed, c.message);
+    expect_one_line_error(failed, c.message.c_str());
   }
 
   const Run help = run(dir, "--help");
