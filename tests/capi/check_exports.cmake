@@ -23,10 +23,12 @@ foreach(line IN LISTS lines)
 endforeach()
 
 file(READ ${HEADER} header)
-string(REGEX MATCHALL "TFT_API [^;(]*[ *](tft_[a-z0-9_]+)\\(" declarations "${header}")
+# The name follows a space, a '*' or a line break (clang-format puts a long name on a line of
+# its own after "TFT_API tft_status").
+string(REGEX MATCHALL "TFT_API [^;(]*[ *\n](tft_[a-z0-9_]+)\\(" declarations "${header}")
 set(declared "")
 foreach(declaration IN LISTS declarations)
-  string(REGEX REPLACE ".*[ *](tft_[a-z0-9_]+)\\($" "\\1" name "${declaration}")
+  string(REGEX REPLACE ".*[ *\n](tft_[a-z0-9_]+)\\($" "\\1" name "${declaration}")
   list(APPEND declared "${name}")
 endforeach()
 list(LENGTH declared count)
