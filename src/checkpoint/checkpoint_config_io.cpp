@@ -10,6 +10,7 @@
 #include "checkpoint/checkpoint_config_yaml_node.h"
 #include "common/error.h"
 #include "common/format.h"
+#include "common/yaml_locator.h"
 #include "common/yaml_scalar.h"
 
 namespace tft {
@@ -21,16 +22,6 @@ using checkpoint_detail::Document;
 using checkpoint_detail::Entry;
 using checkpoint_detail::fail;
 using checkpoint_detail::Value;
-
-// Message prefixes: "line 3: " alone, "train.yaml:3: " with a context.
-struct YamlLocator {
-  std::string context;
-  std::string at(const YAML::Mark& mark) const {
-    if (mark.line < 0) return context.empty() ? "" : context + ": ";
-    const std::string line = std::to_string(mark.line + 1);
-    return context.empty() ? "line " + line + ": " : context + ":" + line + ": ";
-  }
-};
 
 Value yaml_value(const YAML::Node& node, const YamlLocator& loc,
                  const std::string& fallback_where) {

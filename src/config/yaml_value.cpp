@@ -28,13 +28,6 @@ bool too_large(const YamlValue& v) {
 
 }  // namespace
 
-std::string YamlLocator::at(const YAML::Mark& mark) const {
-  if (!with_lines) return "";
-  if (mark.line < 0) return context.empty() ? "" : context + ": ";
-  const std::string line = std::to_string(mark.line + 1);
-  return context.empty() ? "line " + line + ": " : context + ":" + line + ": ";
-}
-
 void fail_at(const std::string& where, const std::string& key, const std::string& what) {
   throw ConfigError(where + key + ": " + what);
 }

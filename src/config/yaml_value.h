@@ -14,6 +14,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "common/format.h"  // show_string
+#include "common/yaml_locator.h"
 #include "common/yaml_scalar.h"
 
 namespace tft {
@@ -28,13 +29,7 @@ struct YamlValue : YamlScalar {
   std::vector<std::string> entry_where;                    // Map: where each key is
 };
 
-// Message prefixes: "" context gives "line 3: ", "a.yaml" gives "a.yaml:3: "; with
-// `with_lines` false (values parsed from a set_config_value text) every prefix is "".
-struct YamlLocator {
-  std::string context;
-  bool with_lines = true;
-  std::string at(const YAML::Mark& mark) const;
-};
+using ::tft::YamlLocator;  // common/yaml_locator.h
 
 // Converts a node; duplicate keys in a mapping are an error naming `path`.
 YamlValue to_value(const YAML::Node& node, const YamlLocator& loc, const std::string& path,
