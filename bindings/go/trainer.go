@@ -112,18 +112,28 @@ func (t *Trainer) release(raw swig.Trainer) {
 	}
 }
 
-// Close releases the trainer and its progress callback; a second Close returns an ErrClosed
-// error. Called while Train runs, it cancels training and the release happens when Train
-// returns.
-func (t *Trainer) Close() error {
+// lockOpen takes t.mu when the trainer is open (the caller unlocks); a nil or closed trainer
+// gets an ErrClosed error and the lock is not held.
+func (t *Trainer) lockOpen() error {
 	if t == nil {
 		return closedError("Trainer")
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
 	if t.raw == nil {
+		t.mu.Unlock()
 		return closedError("Trainer")
 	}
+	return nil
+}
+
+// Close releases the trainer and its progress callback; a second Close returns an ErrClosed
+// error. Called while Train runs, it cancels training and the release happens when Train
+// returns.
+func (t *Trainer) Close() error {
+	if err := t.lockOpen(); err != nil {
+		return err
+	}
+	defer t.mu.Unlock()
 	raw := t.raw
 	t.raw = nil
 	runtime.SetFinalizer(t, nil)
@@ -138,14 +148,10 @@ func (t *Trainer) Close() error {
 
 // do runs f on the open, idle trainer, under the lock.
 func (t *Trainer) do(f func(r swig.Trainer)) error {
-	if t == nil {
-		return closedError("Trainer")
+	if err := t.lockOpen(); err != nil {
+		return err
 	}
-	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.raw == nil {
-		return closedError("Trainer")
-	}
 	if t.running {
 		return invalid("Trainer is training: only Cancel and Close may be called until Train returns")
 	}
@@ -229,13 +235,8 @@ func reportFrom(r swig.TrainReport) *TrainReport {
 }
 
 func (t *Trainer) run(resume bool) (*TrainReport, error) {
-	if t == nil {
-		return nil, closedError("Trainer")
-	}
-	t.mu.Lock()
-	if t.raw == nil {
-		t.mu.Unlock()
-		return nil, closedError("Trainer")
+	if err := t.lockOpen(); err != nil {
+		return nil, err
 	}
 	if t.running {
 		t.mu.Unlock()
@@ -291,14 +292,10 @@ func (t *Trainer) Resume() (*TrainReport, error) { return t.run(true) }
 // the progress callback) while the trainer is open. A request made while not training is
 // kept for the next Train.
 func (t *Trainer) Cancel() error {
-	if t == nil {
-		return closedError("Trainer")
+	if err := t.lockOpen(); err != nil {
+		return err
 	}
-	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.raw == nil {
-		return closedError("Trainer")
-	}
 	raw := t.raw
 	return call(func() { raw.Cancel() })
 }
