@@ -1,7 +1,8 @@
 // What a run on a GPU must keep from a run on the CPU: checkpointing's bitwise gradients (the
-// CUDA dropout generator restored for the recompute), the memory meter's numbers (the CUDA
-// caching allocator's), and the trainer end to end (learning, the saved model, a resumed run
-// ending bitwise like an uninterrupted one).
+// CUDA dropout generator restored for the recompute) at every precision, the memory meter's
+// numbers (the CUDA caching allocator's), and the trainer end to end (learning, the saved
+// model, a resumed run ending bitwise like an uninterrupted one) in float32, bf16-mixed and
+// 16-mixed with its loss scaler.
 //
 // Labelled `cuda` in ctest. Without a CUDA build or without a GPU it prints why and exits 77,
 // which ctest reports as skipped. Deterministic algorithms are on for the whole suite (and
@@ -20,6 +21,7 @@
 #include "memory/memory_meter.h"
 #include "model/quantile_loss.h"
 #include "train/device.h"
+#include "train/loss_scaler.h"
 #include "train/saved_model.h"
 #include "train/trainer.h"
 
@@ -42,7 +44,11 @@ const c10::Device kGpu(c10::DeviceType::CUDA, 0);
 
 }  // namespace
 
-TFT_TEST(checkpointed_gradients_are_bitwise_equal_on_cuda) {
+namespace {
+
+// At one precision, on the GPU: every strategy's loss and gradients are none's, bit for bit.
+void check_gradient_parity_on_cuda(tft::Precision precision) {
+  std::printf("  precision %s\n", tft::to_string(precision));
   auto c = small_config(full_schema(), 12, 5);
   c.lstm_layers = 2;
   c.decoder_layers = 2;
@@ -50,6 +56,7 @@ TFT_TEST(checkpointed_gradients_are_bitwise_equal_on_cuda) {
   TFTModel model(c);
   model->to(kGpu);
   model->train();
+  model->set_precision(precision);
   tft::QuantileLoss loss_fn(c.quantiles);
   const TFTBatch batch = tft::to_device(random_batch(c, 8), kGpu);
   const torch::Tensor target = torch::randn({8, c.prediction_length}).to(kGpu);
@@ -79,6 +86,72 @@ TFT_TEST(checkpointed_gradients_are_bitwise_equal_on_cuda) {
       }
     }
   }
+}
+
+}  // namespace
+
+TFT_TEST(checkpointed_gradients_are_bitwise_equal_on_cuda) {
+  check_gradient_parity_on_cuda(tft::Precision::Float32);
+}
+
+TFT_TEST(mixed_precision_gradients_are_bitwise_equal_across_strategies_on_cuda) {
+  check_gradient_parity_on_cuda(tft::Precision::Bf16Mixed);
+  check_gradient_parity_on_cuda(tft::Precision::Fp16Mixed);
+}
+
+// 16-mixed end to end: it learns, its loss scaler's state survives a snapshot (a resumed run
+// ends bitwise like an uninterrupted one), and bf16-mixed learns too.
+TFT_TEST(trainer_on_cuda_in_mixed_precision_learns_and_resumes_bitwise) {
+  const fs::path dir = scratch_dir("cuda_mixed");
+  write_text(dir / "data.csv", synthetic_csv(80));
+  tft::TrainConfig three = synthetic_config(dir / "data.csv", dir / "straight");
+  three.training.device = "cuda";
+  three.training.epochs = 3;
+  three.training.precision = tft::Precision::Fp16Mixed;
+  tft::Trainer straight(three);
+  const tft::TrainReport a = straight.train();
+  assert_string_equal(a.precision.c_str(), "16-mixed");
+  assert_true(a.best_validation_loss < a.initial_validation_loss);
+  tft::TrainConfig two = three;
+  two.training.epochs = 2;
+  two.output.directory = (dir / "interrupted").string();
+  {
+    tft::Trainer first(two);
+    assert_int_equal(first.train().epochs_run, 2);
+  }
+  tft::TrainConfig again = three;
+  again.output.directory = two.output.directory;
+  tft::Trainer second(again);
+  const tft::TrainReport b = second.train(nullptr, /*resume=*/true);
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (a.history[i].train_loss != b.history[i].train_loss) {
+      fail_msg("16-mixed epoch %zu: the resumed run's loss differs", i + 1);
+    }
+  }
+  assert_true(same_weights(straight.model(), second.model()));
+
+  tft::TrainConfig bf16 = three;
+  bf16.training.precision = tft::Precision::Bf16Mixed;
+  bf16.output.directory = (dir / "bf16").string();
+  const tft::TrainReport c = tft::Trainer(bf16).train();
+  assert_true(c.best_validation_loss < c.initial_validation_loss);
+  fs::remove_all(dir);
+}
+
+// The loss scaler on the device it is meant for: an overflowing gradient skips the step and
+// halves the scale, without touching the weights.
+TFT_TEST(loss_scaler_skips_an_overflowing_step_on_cuda) {
+  tft::LossScaler scaler(kGpu);
+  const torch::Tensor w = torch::ones({8}, torch::device(kGpu).requires_grad(true));
+  w.mutable_grad() = torch::full({8}, std::numeric_limits<float>::infinity(), torch::device(kGpu));
+  scaler.unscale({w});
+  assert_false(scaler.step_allowed());
+  scaler.update();
+  assert_true(scaler.current_scale() == 32768.0);
+  w.mutable_grad() = torch::full({8}, 2.0f * 32768.0f, torch::device(kGpu));
+  scaler.unscale({w});
+  assert_true(scaler.step_allowed());
+  assert_true(w.grad().cpu()[0].item<float>() == 2.0f);
 }
 
 TFT_TEST(memory_meter_reads_the_cuda_caching_allocator) {
@@ -179,6 +252,9 @@ int main() {
       cmocka_unit_test(checkpointed_gradients_are_bitwise_equal_on_cuda),
       cmocka_unit_test(memory_meter_reads_the_cuda_caching_allocator),
       cmocka_unit_test(trainer_on_cuda_learns_saves_and_resumes_bitwise),
+      cmocka_unit_test(mixed_precision_gradients_are_bitwise_equal_across_strategies_on_cuda),
+      cmocka_unit_test(trainer_on_cuda_in_mixed_precision_learns_and_resumes_bitwise),
+      cmocka_unit_test(loss_scaler_skips_an_overflowing_step_on_cuda),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 #endif

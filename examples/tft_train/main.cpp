@@ -5,7 +5,7 @@
 //             [--epochs N]
 //             [--output DIR] [--use-gradient-checkpointing | --no-gradient-checkpointing]
 //             [--use-qat] [--set KEY=VALUE]... [--resume] [--threads N] [--seed N] [--device
-//             cpu|cuda|cuda:N] [--nproc N]
+//             cpu|cuda|cuda:N] [--precision 32|bf16-mixed|16-mixed] [--nproc N]
 //   tft-train predict --model DIR [--data FILE] [--output DIR]     (predict_command.h)
 //
 // Data parallelism (docs/distributed.md): started by torchrun (or any launcher that sets RANK,
@@ -108,6 +108,7 @@ struct Options {
   std::string parquet_file;
   std::string output;
   std::string device;
+  std::string precision;
   std::int64_t epochs = 0;
   std::int64_t threads = 0;
   std::uint64_t seed = 0;
@@ -185,6 +186,11 @@ int main(int argc, char** argv) {
                           ->type_name("N");
   CLI::Option* device = app.add_option("--device", o.device, "training.device: cpu, cuda or cuda:N")
                             ->type_name("DEVICE");
+  CLI::Option* precision =
+      app.add_option("--precision", o.precision,
+                     "training.precision: 32, bf16-mixed (CPU and CUDA) or 16-mixed (CUDA)")
+          ->check(CLI::IsMember({"32", "32-true", "bf16-mixed", "16-mixed"}))
+          ->type_name("PRECISION");
   app.add_option("--nproc", o.nproc,
                  "start N local ranks of a data-parallel job (docs/distributed.md)")
       ->check(CLI::Range(1, 1024))
@@ -246,6 +252,8 @@ int main(int argc, char** argv) {
     if (threads->count() > 0) config.training.threads = o.threads;
     if (seed->count() > 0) config.training.seed = o.seed;
     if (device->count() > 0) config.training.device = o.device;
+    if (precision->count() > 0)
+      config.training.precision = *tft::precision_from_string(o.precision);
     if (o.use_checkpointing &&
         std::holds_alternative<tft::NoCheckpointing>(config.checkpoint.strategy)) {
       config.checkpoint = tft::CheckpointConfig::uniform(1);
@@ -261,10 +269,15 @@ int main(int argc, char** argv) {
       rank_prefix = "rank " + std::to_string(trainer.rank()) + ": ";
     }
     if (lead) {
-      std::fprintf(stderr, "tft-train: %zu series, %zu training and %zu validation windows; %s%s\n",
+      const std::string precision_note =
+          config.training.precision == tft::Precision::Float32
+              ? std::string()
+              : std::string("; precision ") + tft::to_string(config.training.precision);
+      std::fprintf(stderr,
+                   "tft-train: %zu series, %zu training and %zu validation windows; %s%s%s\n",
                    trainer.dataset().series().size(), trainer.dataset().training_windows().size(),
                    trainer.dataset().validation_windows().size(),
-                   config.checkpoint.summary().c_str(),
+                   config.checkpoint.summary().c_str(), precision_note.c_str(),
                    trainer.world_size() > 1
                        ? ("; " + std::to_string(trainer.world_size()) + " ranks").c_str()
                        : "");

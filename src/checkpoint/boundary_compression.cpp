@@ -39,7 +39,10 @@ CompressedTensor compress(const at::Tensor& input, BoundaryDtype dtype) {
   // amax and amin rather than abs().amax(): no full-size temporary just for the range.
   const at::Tensor rows = x.reshape({-1, channels_of(x)});
   const at::Tensor range = rows.amax(0).maximum(rows.amin(0).neg());
-  kept.scales = (range / 127.0).clamp_min_(std::numeric_limits<float>::min());
+  // The scales in float32 at least: a bfloat16 activation (bf16-mixed) gets float32 scales,
+  // not scales rounded to 8 significant bits.
+  kept.scales = (range.to(c10::promoteTypes(range.scalar_type(), at::kFloat)) / 127.0)
+                    .clamp_min_(std::numeric_limits<float>::min());
   kept.payload = rows.div(kept.scales).round_().clamp_(-127, 127).to(at::kChar).view(x.sizes());
   return kept;
 }

@@ -111,10 +111,13 @@ class TrainingFlags {
 struct AutocastSnapshot {
   compat::AutocastState cpu = compat::get_autocast_state(c10::DeviceType::CPU);
   compat::AutocastState cuda = compat::get_autocast_state(c10::DeviceType::CUDA);
+  // Whether autocast caches its casts of weights: a rerun must cast them as the forward did.
+  bool cache = at::autocast::is_autocast_cache_enabled();
 
   void apply() const {
     compat::set_autocast_state(c10::DeviceType::CPU, cpu);
     compat::set_autocast_state(c10::DeviceType::CUDA, cuda);
+    at::autocast::set_autocast_cache_enabled(cache);
   }
 };
 

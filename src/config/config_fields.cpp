@@ -143,6 +143,12 @@ Field choice(const char* key, Ref<E> ref, std::vector<E> values) {
           }};
 }
 
+// 32 (a YAML integer, or the string "32" or Lightning's "32-true"), "bf16-mixed" or "16-mixed".
+Precision as_precision(const YamlValue& v, const std::string& key) {
+  if (v.kind == YamlValue::Kind::UInt && v.uint == 32) return Precision::Float32;
+  return *precision_from_string(as_choice(v, key, {"32", "32-true", "bf16-mixed", "16-mixed"}));
+}
+
 std::string unit_chunks_text(const std::map<std::string, std::int64_t>& chunks) {
   std::string out = "{";
   for (const auto& [unit, count] : chunks) {
@@ -347,6 +353,12 @@ const std::vector<Field>& fields() {
         "training.threads", [](TrainConfig& c) -> std::int64_t& { return c.training.threads; }));
     f.push_back(string("training.device",
                        [](TrainConfig& c) -> std::string& { return c.training.device; }));
+    f.push_back(
+        Field{"training.precision",
+              [](const TrainConfig& c) { return std::string(to_string(c.training.precision)); },
+              [](TrainConfig& c, const YamlValue& v, const std::string& k, const SetContext&) {
+                c.training.precision = as_precision(v, k);
+              }});
     f.push_back(choice<DistributedBackend>(
         "training.distributed.backend",
         [](TrainConfig& c) -> DistributedBackend& { return c.training.distributed.backend; },

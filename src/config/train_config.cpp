@@ -213,6 +213,20 @@ std::optional<ConfigProblem> training_problem(const TrainingConfig& t) {
     return problem("training.device",
                    "expected cpu, cuda or cuda:<index> (got \"" + t.device + "\")");
   }
+  if (t.precision == Precision::Fp16Mixed && t.device == "cpu") {
+    return problem("training.precision",
+                   "16-mixed needs a CUDA device (training.device is cpu): float16 needs loss "
+                   "scaling and the CPU has no fast float16 products; use bf16-mixed on the CPU");
+  }
+  if (t.precision != Precision::Float32 && t.qat.enabled) {
+    return problem("training.precision",
+                   std::string(to_string(t.precision)) +
+                       " cannot be combined with training.qat.enabled: quantization-aware "
+                       "training emulates the int8 model in float32, and a reduced-precision "
+                       "product would round the fake-quantized weights and inputs off their int8 "
+                       "grid (bfloat16 keeps 8 significant bits, float16 11); use precision 32 "
+                       "for QAT");
+  }
   if (auto p = at_least("training.qat.start_epoch", t.qat.start_epoch, 1)) return p;
   if (auto p = at_least("training.qat.freeze_observers_epoch", t.qat.freeze_observers_epoch, 0)) {
     return p;
@@ -329,7 +343,7 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
       t.lr_schedule.cooldown == u.lr_schedule.cooldown &&
       t.early_stopping_patience == u.early_stopping_patience &&
       t.snapshot_every_steps == u.snapshot_every_steps && t.seed == u.seed &&
-      t.threads == u.threads && t.device == u.device &&
+      t.threads == u.threads && t.device == u.device && t.precision == u.precision &&
       t.distributed.backend == u.distributed.backend &&
       t.distributed.timeout_seconds == u.distributed.timeout_seconds &&
       t.qat.enabled == u.qat.enabled && t.qat.start_epoch == u.qat.start_epoch &&

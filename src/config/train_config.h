@@ -22,6 +22,7 @@
 
 #include "checkpoint/checkpoint_config.h"
 #include "model/model_config.h"
+#include "model/precision.h"
 
 namespace tft {
 
@@ -228,6 +229,8 @@ struct TrainingConfig {
   std::int64_t threads = 0;
   // "cpu", "cuda" or "cuda:<index>".
   std::string device = "cpu";
+  // "32", "bf16-mixed" (CPU and CUDA) or "16-mixed" (CUDA, with loss scaling): model/precision.h.
+  Precision precision = Precision::Float32;
   DistributedConfig distributed;
   QatConfig qat;
 };

@@ -6,11 +6,12 @@
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/zeros.h>
-#include <ATen/ops/softmax.h>
 #include <c10/util/Exception.h>
 
 #include <cmath>
 #include <limits>
+
+#include "model/precision.h"
 
 namespace tft {
 
@@ -88,7 +89,8 @@ AttentionResult InterpretableMultiHeadAttentionImpl::attend(
       at::arange(query_start, query_start + query_len, index_options).unsqueeze(1);
   const torch::Tensor masked = key_pos.unsqueeze(0) > query_pos;  // [Lq, Lk]
   scores = scores.masked_fill(masked, attention_mask_value(scores.scalar_type()));
-  const torch::Tensor weights = at::softmax(scores, /*dim=*/-1).mean(/*dim=*/1);  // [B, Lq, Lk]
+  const torch::Tensor weights =
+      softmax_in_float(scores, /*dim=*/-1).mean(/*dim=*/1);  // [B, Lq, Lk]
 
   // All heads read the same values, so the head average of the heads' outputs is the
   // head-averaged weights times the values: [B, Lq, Lk_i] x [B, Lk_i, d], summed over pieces

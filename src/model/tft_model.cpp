@@ -371,6 +371,9 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
 
   // Every segment checkpointed below keeps its inputs in the configured boundary dtype.
   const checkpoint::BoundaryDtypeScope boundary(checkpointing_.boundary_dtype);
+  // Mixed precision: autocast from here to the outputs (each segment records this state for
+  // its rerun in backward).
+  const AutocastScope autocast(precision_, in.encoder_reals.device().type());
 
   // Unit 0: static covariate encoder.
   const StaticContexts statics = encode_static(in, b);
@@ -419,11 +422,13 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
   }
 
   TFTOutput output;
-  output.prediction = quantile_head_(x);
-  output.static_weights = statics.weights.detach();
-  output.encoder_weights = history.weights.detach();
-  output.decoder_weights = future.weights.detach();
-  output.attention = attention;
+  // In the model's dtype whatever the precision: the loss and the quantile arithmetic after it
+  // run in float32 (a no-op in float32 itself).
+  output.prediction = quantile_head_(x).to(dtype);
+  output.static_weights = statics.weights.detach().to(dtype);
+  output.encoder_weights = history.weights.detach().to(dtype);
+  output.decoder_weights = future.weights.detach().to(dtype);
+  output.attention = attention.defined() ? attention.to(dtype) : attention;
   return output;
 }
 

@@ -30,6 +30,7 @@
 #include "model/gate_add_norm.h"
 #include "model/input_embedding.h"
 #include "model/model_config.h"
+#include "model/precision.h"
 #include "model/quantile_head.h"
 #include "model/segment.h"
 #include "model/tft_batch.h"
@@ -93,6 +94,14 @@ class TFTModelImpl : public torch::nn::Module {
   void set_checkpointing(const CheckpointConfig& config);
   const CheckpointConfig& checkpointing() const { return checkpointing_; }
 
+  // The dtype forward's products run in (model/precision.h): autocast on the inputs' device
+  // for Bf16Mixed and Fp16Mixed. Parameters stay float32 and the outputs (predictions,
+  // variable-selection and attention weights) come back in float32 whatever the precision.
+  // Checkpointed segments rerun under the same autocast state, so gradients stay bitwise equal
+  // across strategies at one precision.
+  void set_precision(Precision precision) { precision_ = precision; }
+  Precision precision() const { return precision_; }
+
   // Limits apply on top of whatever set_checkpointing says and stay until replaced ({}: none).
   // The segments are the same whichever chunks recompute, so gradients stay bitwise equal to
   // the un-checkpointed run. ConfigError for an unknown unit or a negative limit.
@@ -132,6 +141,7 @@ class TFTModelImpl : public torch::nn::Module {
 
   ModelConfig config_;
   CheckpointConfig checkpointing_;
+  Precision precision_ = Precision::Float32;
   ChunkLimits chunk_limits_;
   std::vector<std::string> unit_names_;
   int64_t num_static_ = 0, num_historical_ = 0, num_future_ = 0;

@@ -10,11 +10,12 @@
 #include <ATen/ops/addmm.h>
 #include <ATen/ops/mm.h>
 #include <ATen/ops/ones.h>
-#include <ATen/ops/softmax.h>
 #include <ATen/ops/stack.h>
 #include <c10/util/Exception.h>
 
 #include <functional>
+
+#include "model/precision.h"
 
 namespace tft {
 namespace {
@@ -132,7 +133,7 @@ VariableSelectionOutput VariableSelectionNetworkImpl::select_quantized(
   const torch::Tensor variables = embedded.materialize();  // [..., n, hidden]
   torch::Tensor weights;
   if (weights_grn_) {
-    weights = at::softmax(weights_grn_->forward(variables.flatten(-2), context), /*dim=*/-1);
+    weights = softmax_in_float(weights_grn_->forward(variables.flatten(-2), context), /*dim=*/-1);
   } else {
     std::vector<int64_t> shape = variables.sizes().vec();
     shape.pop_back();  // [..., 1]
@@ -173,7 +174,7 @@ torch::Tensor VariableSelectionNetworkImpl::selection_weights(const EmbeddedVari
   // The skip projection exists unless hidden_size is 1 (then n * hidden == n: identity).
   const torch::Tensor residual =
       grn.skip() ? over_variables(grn.skip(), num_inputs_) : embedded.materialize().flatten(-2);
-  return at::softmax(weights_grn_->forward_projected(hidden, residual, context), /*dim=*/-1);
+  return softmax_in_float(weights_grn_->forward_projected(hidden, residual, context), /*dim=*/-1);
 }
 
 torch::Tensor VariableSelectionNetworkImpl::grouped_variable_grns(const EmbeddedVariables& embedded,

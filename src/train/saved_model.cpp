@@ -132,6 +132,10 @@ SavedModel SavedModel::load(const fs::path& directory) {
 
   SavedModel saved(std::move(config), std::move(model_config), std::move(transforms));
   saved.model_ = TFTModel(saved.model_config_);
+  // Forecasts run in the precision the model trained in; a saved model forecasts on the CPU,
+  // where a 16-mixed model (trained on CUDA) runs in float32 instead.
+  const Precision precision = saved.config_.training.precision;
+  saved.model_->set_precision(precision == Precision::Fp16Mixed ? Precision::Float32 : precision);
   const std::string weights = (directory / kWeights).string();
   torch::serialize::InputArchive archive;
   load_archive_from_bytes(archive, contents[kWeights], "'" + weights + "'");

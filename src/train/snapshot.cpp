@@ -59,6 +59,7 @@ nlohmann::json state_to_json(const SnapshotState& s, const ModelConfig& config) 
   }
   j["history"] = history;
   if (s.in_progress) j["epoch_in_progress"] = epoch_in_progress_to_json(*s.in_progress);
+  if (s.loss_scaler) j["loss_scaler"] = loss_scaler_state_to_json(*s.loss_scaler);
   j["model_config"] = nlohmann::json::parse(model_config_to_json(config).dump());
   return j;
 }
@@ -80,6 +81,9 @@ SnapshotState state_from_json(const nlohmann::json& j, const std::string& where)
   for (const nlohmann::json& m : history) s.history.push_back(epoch_metrics_from_json(m));
   if (j.contains("epoch_in_progress")) {
     s.in_progress = epoch_in_progress_from_json(j.at("epoch_in_progress"), where);
+  }
+  if (j.contains("loss_scaler")) {
+    s.loss_scaler = loss_scaler_state_from_json(j.at("loss_scaler"), where);
   }
   return s;
 }

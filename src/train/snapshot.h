@@ -6,8 +6,9 @@
 // payload, written atomically) whose payload holds
 //   "state"       JSON text: epochs completed, the epoch in progress if any (its steps taken
 //                 and their sums), LR-schedule and early-stopping state, the metrics history,
-//                 timing and memory so far, whether training stopped early, and the model
-//                 config (a snapshot of another model is refused)
+//                 timing and memory so far, whether training stopped early, the loss
+//                 scaler's scale and growth tracker (16-mixed), and the model config (a
+//                 snapshot of another model is refused)
 //   "model"       the weights after the last epoch       } module_state.h layout
 //   "best_model"  the weights of the best epoch so far   }
 //   "optimizer"   Adam's state (LibTorch's serialisation: moments and step counts)
@@ -25,6 +26,7 @@
 
 #include "model/tft_model.h"
 #include "train/early_stopping.h"
+#include "train/loss_scaler.h"
 #include "train/lr_schedule.h"
 #include "train/metrics.h"
 #include "train/module_state.h"
@@ -56,6 +58,8 @@ struct SnapshotState {
   std::vector<EpochMetrics> history;
   // Set when the snapshot was taken inside epoch epochs_completed + 1.
   std::optional<EpochInProgress> in_progress;
+  // Set when the run scales its loss (training.precision: 16-mixed).
+  std::optional<LossScalerState> loss_scaler;
 };
 
 struct Snapshot {

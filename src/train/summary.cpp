@@ -38,6 +38,7 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   memory["predicted_compute_overhead"] = json_number<J>(r.memory.predicted_compute_overhead);
   if (r.memory.plan) memory["plan"] = r.memory.plan->to_json();
   j["memory"] = memory;
+  j["precision"] = r.precision;
   j["quantization_aware_training"] = r.quantization;
   j["output_directory"] = r.output_directory;
   return j;
@@ -126,6 +127,7 @@ std::string summary_text(const TrainReport& r) {
   line("training time", number(r.train_seconds, "%.1f") + " s");
   line("samples/s", number(r.samples_per_second, "%.0f"));
   line("device", r.memory.device);
+  line("precision", r.precision);
   line("checkpointing", checkpointing_text(r.memory));
   line("checkpoint boundaries", r.memory.boundary_dtype);
   line("quantization-aware training", r.quantization);

@@ -78,6 +78,8 @@ struct TrainReport {
   // Quantization-aware training (training.qat): "off", or what was quantized and when, e.g.
   // "8-bit weights, 8-bit inputs, from epoch 1".
   std::string quantization = "off";
+  // training.precision: "32", "bf16-mixed" or "16-mixed".
+  std::string precision = "32";
   bool early_stopped = false;
   double train_seconds = 0.0;              // training steps only, over every epoch
   double samples_per_second = 0.0;         // training samples / train_seconds

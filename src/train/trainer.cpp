@@ -72,6 +72,7 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
     throw ConfigError(problem->message + " (the model's units: " + names + ")");
   }
   state.model->set_checkpointing(state.config.checkpoint);
+  state.model->set_precision(state.config.training.precision);
   state.model->to(state.device);
   state.parallel->broadcast_module(*state.model);  // every rank starts from rank 0's weights
   state.loss = QuantileLoss(state.model_config.quantiles);

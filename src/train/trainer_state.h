@@ -22,6 +22,7 @@
 #include "train/data_parallel.h"
 #include "train/fused_adam.h"
 #include "train/isolation.h"
+#include "train/loss_scaler.h"
 #include "train/module_state.h"
 #include "train/rng_state.h"
 
@@ -35,6 +36,8 @@ struct TrainerState {
   TFTModel model{nullptr};
   QuantileLoss loss{nullptr};
   std::unique_ptr<torch::optim::Adam> optimizer;
+  // training.precision 16-mixed only: float16 gradients need loss scaling.
+  std::optional<LossScaler> loss_scaler;
   std::optional<WindowSampler> sampler;
   ModuleState initial_weights;
   RngState initial_rng;
@@ -51,9 +54,19 @@ struct TrainerState {
     return parallel->rank_batches(sampler->epoch_batches(static_cast<std::uint64_t>(epoch)));
   }
 
+  // A fresh Adam, and a fresh loss scaler with it for 16-mixed (GradScaler's state is the
+  // optimizer's companion: both start over, and both go into snapshots).
   void new_optimizer() {
     optimizer = std::make_unique<FusedAdam>(
         model->parameters(), torch::optim::AdamOptions(config.training.learning_rate));
+    loss_scaler.reset();
+    if (config.training.precision == Precision::Fp16Mixed) loss_scaler.emplace(device);
+  }
+
+  // What a snapshot keeps of the loss scaler (nothing without one).
+  std::optional<LossScalerState> loss_scaler_state() const {
+    if (!loss_scaler) return std::nullopt;
+    return loss_scaler->state();
   }
 };
 

@@ -85,6 +85,8 @@ struct TrainingRun::Epoch {
   // Per step, its windows (the steps before the resumed ones are read already: their losses
   // are in loss_sum).
   std::vector<std::int64_t> step_samples;
+  // Per step: whether the loss scaler skipped it (a non-finite norm there is no error).
+  std::vector<bool> step_skipped;
   std::int64_t steps_read = 0;
   std::int64_t samples_read = 0;
   Clock::time_point last_read{};
@@ -147,6 +149,8 @@ void TrainingRun::resume_from_snapshot() {
   saved_ = std::move(snapshot.state);
   schedule_.set_state(saved_.lr_schedule);
   early_stopping_.set_state(saved_.early_stopping);
+  // A snapshot of a run in another precision has no scaler state: the scaler starts afresh.
+  if (state_.loss_scaler && saved_.loss_scaler) state_.loss_scaler->set_state(*saved_.loss_scaler);
   resumed_from_epoch_ = saved_.epochs_completed;
   if (saved_.in_progress) resumed_from_step_ = saved_.in_progress->steps_done;
   last_snapshot_ = snapshot_label(saved_.epochs_completed, resumed_from_step_);
@@ -188,6 +192,7 @@ TrainingRun::Epoch TrainingRun::begin_epoch(std::int64_t number) {
   epoch.step_stats =
       at::empty({epoch.steps, 2}, at::TensorOptions().dtype(at::kDouble).device(state_.device));
   epoch.step_samples.assign(static_cast<std::size_t>(first_step), 0);
+  epoch.step_skipped.assign(static_cast<std::size_t>(first_step), false);
   epoch.steps_read = first_step;
   epoch.samples_read = epoch.samples;
   epoch.reduce_seconds_before = state_.parallel->reduce_seconds() - epoch.resumed.allreduce_seconds;
@@ -207,7 +212,7 @@ void TrainingRun::run_step(Epoch& epoch, std::int64_t step, memory::MemoryMeter&
     memory::ActivationProbe probe(meter);
     const TFTOutput output = state_.model->forward(batch.inputs);
     loss = state_.loss->forward(output.prediction, batch.targets);
-    loss.backward();
+    (state_.loss_scaler ? state_.loss_scaler->scale(loss) : loss).backward();
     epoch.peak_activation_bytes =
         std::max(epoch.peak_activation_bytes, probe.activation_peak_bytes());
   }
@@ -218,12 +223,18 @@ void TrainingRun::run_step(Epoch& epoch, std::int64_t step, memory::MemoryMeter&
     commit_fake_quantizer_observations(*state_.model);
     state_.parallel->broadcast(fake_quantizer_buffers(*state_.model));
   }
+  // Loss scaling (16-mixed): the gradients are unscaled before clipping sees them, and a step
+  // whose gradients overflowed float16 is skipped, as torch.amp.GradScaler does.
+  if (state_.loss_scaler) state_.loss_scaler->unscale(parameters_);
   const at::Tensor norm = clip_gradient_norm(parameters_, training.gradient_clip_norm);
+  const bool skipped = state_.loss_scaler && !state_.loss_scaler->step_allowed();
   epoch.step_stats[step].copy_(at::stack({loss.detach().to(at::kDouble), norm.to(state_.device)}));
   epoch.step_samples.push_back(batch.targets.size(0));
+  epoch.step_skipped.push_back(skipped);
   epoch.samples += batch.targets.size(0);
   if (step_stats_due(epoch, step)) read_step_stats(epoch, step + 1);
-  state_.optimizer->step();
+  if (!skipped) state_.optimizer->step();
+  if (state_.loss_scaler) state_.loss_scaler->update();
   const std::int64_t run_step = (epoch.number - 1) * epoch.steps + step + 1;
   if (training.snapshot_every_steps > 0 && run_step % training.snapshot_every_steps == 0 &&
       step + 1 < epoch.steps && state_.parallel->writes_outputs()) {
@@ -258,7 +269,7 @@ void TrainingRun::read_step_stats(Epoch& epoch, std::int64_t end) {
       throw_numerical_error("training loss is " + loss_text(loss_value) + where,
                             epoch.learning_rate);
     }
-    if (!std::isfinite(norm)) {
+    if (!std::isfinite(norm) && !epoch.step_skipped[static_cast<std::size_t>(step)]) {
       throw_numerical_error("gradient norm is " + loss_text(norm) + where, epoch.learning_rate);
     }
     const std::int64_t windows = epoch.step_samples[static_cast<std::size_t>(step)];
@@ -282,6 +293,7 @@ void TrainingRun::save_mid_epoch_snapshot(Epoch& epoch, std::int64_t steps_done)
   // Unchanged inside an epoch, but a run's first epoch has not stored them yet.
   saved_.lr_schedule = schedule_.state();
   saved_.early_stopping = early_stopping_.state();
+  saved_.loss_scaler = state_.loss_scaler_state();
   save_snapshot(trainer_.snapshot_path(), saved_, state_.model, state_.best_weights,
                 *state_.optimizer, RngState::capture(state_.device));
   saved_.in_progress.reset();
@@ -365,6 +377,7 @@ void TrainingRun::record_epoch(const EpochMetrics& metrics, const Epoch& epoch) 
   saved_.lr_schedule = schedule_.state();
   saved_.early_stopping = early_stopping_.state();
   saved_.history.push_back(metrics);
+  saved_.loss_scaler = state_.loss_scaler_state();
   if (state_.parallel->writes_outputs()) {
     save_snapshot(trainer_.snapshot_path(), saved_, state_.model, state_.best_weights,
                   *state_.optimizer, RngState::capture(state_.device));
@@ -404,6 +417,7 @@ TrainReport TrainingRun::make_report() {
     report.best_validation_loss = early_stopping_.best();
   }
   report.best_epoch = early_stopping_.best_epoch();
+  report.precision = to_string(training.precision);
   if (training.qat.enabled) {
     report.quantization = std::to_string(training.qat.weight_bits) + "-bit weights, " +
                           std::to_string(training.qat.activation_bits) +

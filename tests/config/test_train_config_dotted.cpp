@@ -80,6 +80,18 @@ TFT_TEST(test_dotted_set) {
   tft::set_config_value(c, "data.delimiter", "\"\\t\"");
   assert_int_equal(c.data.delimiter, '\t');
   tft::set_config_value(c, "training.device", "cuda");
+  // precision: Lightning's names; 32 as the YAML integer or a string, read back as 32.
+  assert_string_equal(tft::get_config_value(c, "training.precision").c_str(), "32");
+  tft::set_config_value(c, "training.precision", "bf16-mixed");
+  assert_true(c.training.precision == tft::Precision::Bf16Mixed);
+  assert_string_equal(tft::get_config_value(c, "training.precision").c_str(), "bf16-mixed");
+  tft::set_config_value(c, "training.precision", "16-mixed");
+  assert_true(c.training.precision == tft::Precision::Fp16Mixed);
+  tft::set_config_value(c, "training.precision", "\"32-true\"");
+  assert_true(c.training.precision == tft::Precision::Float32);
+  tft::set_config_value(c, "training.precision", "bf16-mixed");
+  tft::set_config_value(c, "training.precision", "32");
+  assert_true(c.training.precision == tft::Precision::Float32);
   tft::set_config_value(c, "training.seed", "18446744073709551615");
   assert_true(c.training.seed == 18446744073709551615ULL);
 

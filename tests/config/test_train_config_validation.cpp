@@ -48,6 +48,16 @@ TFT_TEST(test_validation_errors_point_at_the_key) {
        "line 11: training.qat.weight_bits: must be in [2, 8] (got 9)"},
       {"training:\n  qat:\n    enabled: true\n    start_epoch: 2\n    freeze_observers_epoch: 1\n",
        "line 12: training.qat.freeze_observers_epoch: 1 is before training.qat.start_epoch 2"},
+      {"training:\n  precision: 16\n",
+       "line 9: training.precision: expected one of: 32, 32-true, bf16-mixed, 16-mixed; got 16"},
+      {"training:\n  precision: fp16\n",
+       "line 9: training.precision: unknown value \"fp16\" (expected one of: 32, 32-true, "
+       "bf16-mixed, 16-mixed)"},
+      {"training:\n  precision: 16-mixed\n",
+       "training.precision: 16-mixed needs a CUDA device (training.device is cpu)"},
+      {"training:\n  precision: bf16-mixed\n  qat:\n    enabled: true\n",
+       "training.precision: bf16-mixed cannot be combined with training.qat.enabled: "
+       "quantization-aware training emulates the int8 model in float32"},
       {"checkpoint:\n  strategy: uniform\n  interval: 0\n",
        "line 10: checkpoint.interval: must be at least 1 (got 0)"},
       {"checkpoint:\n  strategy: selective\n  layers: [attention_3]\n",

@@ -23,6 +23,7 @@ TFT_TEST(test_defaults) {
   assert_int_equal(c.model.hidden_size, tft::ModelConfig().hidden_size);
   assert_true(c.checkpoint == tft::CheckpointConfig::none());
   assert_string_equal(c.output.directory.c_str(), "output");
+  assert_true(c.training.precision == tft::Precision::Float32);
   // Required fields are empty by default: validate names the first.
   TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError, "data.path: required");
 }

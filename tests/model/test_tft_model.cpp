@@ -224,7 +224,11 @@ double tensor_diff(const torch::Tensor& a, const torch::Tensor& b) {
 
 }  // namespace
 
-TFT_TEST(gradients_are_bitwise_equal_with_and_without_checkpointing) {
+namespace {
+
+// Every strategy, sub-layer switch and chunk limit against `none`, at one precision: the
+// loss, every gradient and every interpretation output bit for bit. Returns `none`'s step.
+StepResult check_gradient_parity(tft::Precision precision) {
   auto c = small_config(full_schema(), 12, 5);
   c.decoder_layers = 2;
   c.lstm_layers = 2;
@@ -232,15 +236,22 @@ TFT_TEST(gradients_are_bitwise_equal_with_and_without_checkpointing) {
   torch::manual_seed(5);
   TFTModel model(c);
   model->train();
+  model->set_precision(precision);
   tft::QuantileLoss loss_fn(c.quantiles);
   const auto batch = random_batch(c, 4);
   const auto target = torch::randn({4, c.prediction_length});
   const auto reference = training_step(model, loss_fn, batch, target, CheckpointConfig::none());
   size_t defined = 0;
   for (const auto& g : reference.grads) defined += g.defined() && max_abs(g) > 0;
-  std::printf("  %zu of %zu parameter gradients non-zero; loss %.9f\n", defined,
-              reference.grads.size(), reference.loss.item<double>());
+  std::printf("  %s: %zu of %zu parameter gradients non-zero; loss %.9f\n",
+              tft::to_string(precision), defined, reference.grads.size(),
+              reference.loss.item<double>());
   assert_true(defined == reference.grads.size());
+  // Whatever the precision, what leaves the model is float32, and so are the gradients.
+  assert_true(reference.output.prediction.scalar_type() == at::kFloat);
+  assert_true(reference.output.attention.scalar_type() == at::kFloat);
+  assert_true(reference.output.encoder_weights.scalar_type() == at::kFloat);
+  for (const auto& g : reference.grads) assert_true(g.scalar_type() == at::kFloat);
 
   // Dropout really draws: another seed gives another loss.
   {
@@ -301,6 +312,33 @@ TFT_TEST(gradients_are_bitwise_equal_with_and_without_checkpointing) {
     assert_true(grad_diff == 0.0);
     assert_true(interp_diff == 0.0);
   }
+  return reference;
+}
+
+}  // namespace
+
+TFT_TEST(gradients_are_bitwise_equal_with_and_without_checkpointing) {
+  check_gradient_parity(tft::Precision::Float32);
+}
+
+// bf16-mixed: bitwise across strategies too (each rerun casts as its forward did), and really
+// in bfloat16: its gradients differ from float32's, by what 8 significant bits explain.
+TFT_TEST(bf16_mixed_gradients_are_bitwise_equal_across_strategies) {
+  const StepResult bf16 = check_gradient_parity(tft::Precision::Bf16Mixed);
+  const StepResult fp32 = check_gradient_parity(tft::Precision::Float32);
+  double worst = 0.0, any_diff = 0.0;
+  for (size_t i = 0; i < fp32.grads.size(); ++i) {
+    const double scale = std::max(max_abs(fp32.grads[i]), 1e-6);
+    const double diff = tensor_diff(fp32.grads[i], bf16.grads[i]);
+    worst = std::max(worst, diff / scale);
+    any_diff = std::max(any_diff, diff);
+  }
+  const double loss_diff = tensor_diff(fp32.loss, bf16.loss);
+  std::printf("  bf16-mixed against 32: |dloss| %g, worst gradient error relative to its max %g\n",
+              loss_diff, worst);
+  assert_true(any_diff > 0.0);  // the products did run in bfloat16
+  assert_true(loss_diff < 0.02 * std::abs(fp32.loss.item<double>()));
+  assert_true(worst < 0.25);
 }
 
 TFT_TEST(chunk_counts_and_checkpointed_chunk_limits) {
@@ -383,6 +421,7 @@ int main() {
       cmocka_unit_test(forecasts_never_depend_on_later_inputs),
       cmocka_unit_test(interpretation_outputs_are_distributions_when_checkpointed),
       cmocka_unit_test(gradients_are_bitwise_equal_with_and_without_checkpointing),
+      cmocka_unit_test(bf16_mixed_gradients_are_bitwise_equal_across_strategies),
       cmocka_unit_test(chunk_counts_and_checkpointed_chunk_limits),
       cmocka_unit_test(a_small_model_overfits_a_tiny_batch),
   };
