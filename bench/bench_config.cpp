@@ -82,7 +82,7 @@ BenchConfig load_bench_config(const std::string& path) {
   const YamlValue doc = config_detail::to_value(root, locator, "", path + ": ");
   if (doc.kind != YamlValue::Kind::Map)
     config_detail::fail_at(doc.where, "bench", "expected a mapping");
-  reject_unknown(doc, "", {"model", "inputs", "batch_size"});
+  reject_unknown(doc, "", {"model", "inputs", "batch_size", "training"});
 
   BenchConfig config;
   const YamlValue& model = require_map(find(doc, "model"), doc.where, "model");
@@ -135,6 +135,18 @@ BenchConfig load_bench_config(const std::string& path) {
 
   if (const auto* v = find(doc, "batch_size"))
     config.batch_size = config_detail::as_positive_int(*v, "batch_size");
+  if (const auto* v = find(doc, "training")) {
+    const YamlValue& training = require_map(v, doc.where, "training");
+    reject_unknown(training, "training", {"precision"});
+    if (const auto* p = find(training, "precision")) {
+      // 32 (an integer, or "32" / Lightning's "32-true"), "bf16-mixed" or "16-mixed".
+      config.precision =
+          p->kind == YamlValue::Kind::UInt && p->uint == 32
+              ? Precision::Float32
+              : *precision_from_string(config_detail::as_choice(
+                    *p, "training.precision", {"32", "32-true", "bf16-mixed", "16-mixed"}));
+    }
+  }
   m.validate();
   return config;
 }

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "model/model_config.h"
+#include "model/precision.h"
 
 #include <cstdint>
 #include <string>
@@ -11,6 +12,8 @@ namespace tft::bench {
 struct BenchConfig {
   ModelConfig model;  // schema of synthetic variables (s_real0, s_cat0, known0, ...)
   std::int64_t batch_size = 64;
+  // training.precision, as in a training YAML (tft-bench's --precision overrides it).
+  Precision precision = Precision::Float32;
 };
 
 // Reads and validates a bench YAML file; ConfigError naming file, line and key otherwise.

@@ -21,33 +21,72 @@ std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>&
                     {"compute_overhead_predicted", r.compute_overhead_predicted},
                     {"grad_max_abs_diff", r.grad_max_abs_diff},
                     {"grad_relative_error", r.grad_relative_error},
-                    {"loss", r.loss}});
+                    {"loss", r.loss},
+                    {"gemm_flops_per_step", r.gemm_flops_per_step},
+                    {"lstm_flops_per_step", r.lstm_flops_per_step},
+                    {"flops_per_step", r.flops_per_step},
+                    {"achieved_gflops_per_second", r.achieved_gflops_per_second},
+                    {"peak_fraction", r.peak_fraction},
+                    {"fp32_peak_fraction", r.fp32_peak_fraction}});
   }
-  const nlohmann::json document = {{"tool", "tft-bench"},    {"config", run.config},
-                                   {"device", run.device},   {"torch_version", run.torch_version},
-                                   {"threads", run.threads}, {"batch_size", run.batch_size},
-                                   {"steps", run.steps},     {"warmup", run.warmup},
+  nlohmann::json peaks = {
+      {"float32",
+       {{"gflops_per_second", run.gemm_peak_fp32_gflops}, {"size", run.gemm_peak_fp32_size}}}};
+  if (!run.reduced_dtype.empty()) {
+    peaks[run.reduced_dtype] = {{"gflops_per_second", run.gemm_peak_reduced_gflops},
+                                {"size", run.gemm_peak_reduced_size}};
+  }
+  const nlohmann::json document = {{"tool", "tft-bench"},
+                                   {"config", run.config},
+                                   {"device", run.device},
+                                   {"torch_version", run.torch_version},
+                                   {"threads", run.threads},
+                                   {"batch_size", run.batch_size},
+                                   {"steps", run.steps},
+                                   {"warmup", run.warmup},
+                                   {"precision", run.precision},
+                                   {"gemm_peak", peaks},
                                    {"results", rows}};
   return document.dump(2) + "\n";
 }
 
-std::string results_to_markdown(const std::vector<BenchResult>& results) {
+std::string results_to_markdown(const std::vector<BenchResult>& results, const BenchRun* run) {
   std::ostringstream out;
   out << "| strategy | step ms | overhead (measured) | overhead (seed formula) | peak activations "
          "MiB | memory saved (measured) | memory saved (seed formula) | max abs grad diff | "
-         "relative "
-         "grad error | loss |\n"
-      << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+         "relative grad error | loss | GFLOP/step | GFLOP/s | % of peak |\n"
+      << "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   char line[512];
   for (const auto& r : results) {
     std::snprintf(line, sizeof line,
-                  "| %s | %.1f | %+.1f%% | %+.1f%% | %.1f | %.1f%% | %.1f%% | %g | %.2g | %.6f |\n",
+                  "| %s | %.1f | %+.1f%% | %+.1f%% | %.1f | %.1f%% | %.1f%% | %g | %.2g | %.6f | "
+                  "%.2f | %.1f | %.1f%% |\n",
                   r.strategy.c_str(), r.step_seconds_median * 1e3,
                   (r.compute_overhead_measured - 1) * 100, (r.compute_overhead_predicted - 1) * 100,
                   r.peak_activation_bytes / 1048576.0, r.memory_savings_measured * 100,
                   r.memory_savings_predicted * 100, r.grad_max_abs_diff, r.grad_relative_error,
-                  r.loss);
+                  r.loss, r.flops_per_step / 1e9, r.achieved_gflops_per_second,
+                  r.peak_fraction * 100);
     out << line;
+  }
+  if (run != nullptr) {
+    char note[512];
+    if (run->reduced_dtype.empty()) {
+      std::snprintf(note, sizeof note,
+                    "\nPrecision %s; %% of peak: of the float32 GEMM peak measured in the run "
+                    "(%.1f GFLOP/s, n = %lld, %d threads).\n",
+                    run->precision.c_str(), run->gemm_peak_fp32_gflops,
+                    static_cast<long long>(run->gemm_peak_fp32_size), run->threads);
+    } else {
+      std::snprintf(note, sizeof note,
+                    "\nPrecision %s; %% of peak: of the %s GEMM peak measured in the run "
+                    "(%.1f GFLOP/s, n = %lld; float32: %.1f GFLOP/s, n = %lld; %d threads).\n",
+                    run->precision.c_str(), run->reduced_dtype.c_str(),
+                    run->gemm_peak_reduced_gflops,
+                    static_cast<long long>(run->gemm_peak_reduced_size), run->gemm_peak_fp32_gflops,
+                    static_cast<long long>(run->gemm_peak_fp32_size), run->threads);
+    }
+    out << note;
   }
   return out.str();
 }

@@ -22,6 +22,14 @@ struct BenchResult {
   // the boundaries are compressed.
   double grad_relative_error = 0;
   double loss = 0;  // first step's loss
+  // Counted in one un-timed step (flop_counter.h): matrix products at 2*m*n*k, the LSTM's
+  // apart; recomputation counts, so `full` does more than `none`.
+  double gemm_flops_per_step = 0;
+  double lstm_flops_per_step = 0;
+  double flops_per_step = 0;              // the two together
+  double achieved_gflops_per_second = 0;  // flops_per_step / step_seconds_median
+  double peak_fraction = 0;       // of the GEMM peak at the run's precision (bf16 for bf16-mixed)
+  double fp32_peak_fraction = 0;  // of the float32 GEMM peak
 };
 
 // What a run measured on: recorded beside its results, since numbers from different machines,
@@ -34,14 +42,24 @@ struct BenchRun {
   std::int64_t batch_size = 0;
   int steps = 0;
   int warmup = 0;
+  std::string precision = "32";  // training.precision: "32", "bf16-mixed", "16-mixed"
+  // The square GEMM peak measured in the run (gemm_peak.h), on `threads` threads: float32, and
+  // the precision's reduced dtype ("bfloat16", "float16"; empty at 32).
+  double gemm_peak_fp32_gflops = 0;
+  std::int64_t gemm_peak_fp32_size = 0;
+  std::string reduced_dtype;
+  double gemm_peak_reduced_gflops = 0;
+  std::int64_t gemm_peak_reduced_size = 0;
 };
 
 // {"tool": "tft-bench", the run's keys, "results": [one object per strategy]}: the same shape
 // as bench/peer/peer_bench.py's JSON, which bench/peer-comparison.py reads beside it.
 std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>& results);
 
-// The table as Markdown (BENCHMARKS.md) or aligned text (stdout).
-std::string results_to_markdown(const std::vector<BenchResult>& results);
+// The table as Markdown (BENCHMARKS.md) or aligned text (stdout); with `run`, a line under it
+// names the precision and the GEMM peaks the "% of peak" column is taken against.
+std::string results_to_markdown(const std::vector<BenchResult>& results,
+                                const BenchRun* run = nullptr);
 
 // Memory saved (y) against step-time overhead (x), one labelled point per strategy.
 std::string results_to_svg_chart(const std::vector<BenchResult>& results, const std::string& title);

@@ -11,14 +11,24 @@
 // On CUDA (--device cuda) every timer starts and stops at a device synchronisation, so a step's
 // time is the GPU's as well as the host's; deterministic algorithms are switched on there, so
 // the gradient comparison stays bitwise.
+//
+// --precision runs every strategy's model under the same mixed precision (autocast inside the
+// model's forward; weights, Adam and the loss stay float32), so the comparison stays bitwise at
+// bf16-mixed too. After the timed steps, one more un-timed step of each strategy is counted
+// (flop_counter.h: FLOPs per step, recomputation included), and the machine's GEMM peak is
+// measured at float32 and at the precision's reduced dtype (gemm_peak.h): achieved GFLOP/s and
+// the fraction of the peak per strategy.
 #include "bench_config.h"
 #include "bench_result.h"
+#include "flop_counter.h"
+#include "gemm_peak.h"
 #include "strategy_spec.h"
 
 #include "common/compute_threads.h"
 #include "common/error.h"
 #include "data/batch.h"
 #include "memory/memory_meter.h"
+#include "model/precision.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
 #include "train/checkpoint_planning.h"
@@ -40,6 +50,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <variant>
 
 namespace {
@@ -49,6 +60,22 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// 16-mixed's loss scale: a constant, not the trainer's dynamic LossScaler. The bench runs a
+// handful of steps from a fresh initialisation, where 2^10 keeps float16's small gradients
+// above its subnormal range without overflowing; a power of two, so that unscaling is exact
+// and the strategies' gradients stay comparable bit for bit. A step whose gradients overflow
+// is not skipped (the trainer's scaler would skip it): the bench measures time, not training.
+constexpr double kFp16LossScale = 1024.0;
+
+const char* dtype_name(c10::ScalarType dtype) {
+  switch (dtype) {
+    case c10::ScalarType::BFloat16: return "bfloat16";
+    case c10::ScalarType::Half: return "float16";
+    case c10::ScalarType::Float: return "float32";
+    default: return c10::toString(dtype);
+  }
 }
 
 double median(std::vector<double> values) {
@@ -101,6 +128,7 @@ struct Runner {
   std::vector<torch::Tensor> first_grads;
   std::string plan_summary;  // dynamic strategies: what the planner chose, and why
   std::string plan_choice;   // ... and just the units (and chunks)
+  bench::FlopCount flops;    // one counted step
 };
 
 }  // namespace
@@ -113,7 +141,8 @@ int main(int argc, char** argv) {
       "unit:lstm_encoder,unit:lstm_decoder,unit:attention_0,uniform:2,dynamic:0.5";
   int steps = 5, warmup = 1, threads = 2;
   std::string device_name = "cpu";
-  std::string json_path, chart_path, markdown_path, profile_prefix;
+  std::string json_path, chart_path, markdown_path, profile_prefix, precision_name;
+  bool list_ops = false;
   app.add_option("--config", config_path, "bench YAML (model and batch shape)")
       ->check(CLI::ExistingFile);
   app.add_option("--strategies", strategies, "comma-separated strategies");
@@ -121,6 +150,11 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", warmup, "unmeasured steps first")->check(CLI::NonNegativeNumber);
   app.add_option("--threads", threads, "intra-op threads")->check(CLI::PositiveNumber);
   app.add_option("--device", device_name, "cpu, cuda or cuda:N");
+  app.add_option("--precision", precision_name,
+                 "32, bf16-mixed or 16-mixed (CUDA only); default: the config's "
+                 "training.precision, else 32");
+  app.add_flag("--list-ops", list_ops,
+               "print every operator of the counted step of 'none' (calls, FLOPs counted)");
   app.add_option("--json", json_path, "write results as JSON");
   app.add_option("--chart", chart_path, "write an SVG chart of memory saved vs overhead");
   app.add_option("--markdown", markdown_path, "write the table as Markdown");
@@ -139,6 +173,22 @@ int main(int argc, char** argv) {
       at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/false);
     }
     const bench::BenchConfig config = bench::load_bench_config(config_path);
+    Precision precision = config.precision;
+    if (!precision_name.empty()) {
+      const std::optional<Precision> parsed = precision_from_string(precision_name);
+      if (!parsed) {
+        throw ConfigError("--precision: expected 32, bf16-mixed or 16-mixed (got \"" +
+                          precision_name + "\")");
+      }
+      precision = *parsed;
+    }
+    if (precision == Precision::Fp16Mixed && !device.is_cuda()) {
+      throw ConfigError(
+          "precision 16-mixed (--precision or the config's training.precision) needs --device "
+          "cuda: float16 needs loss scaling and the CPU has no fast float16 products; use "
+          "bf16-mixed on the CPU");
+    }
+    const std::optional<c10::ScalarType> reduced_dtype = autocast_dtype(precision);
     torch::manual_seed(0);
     TFTModel reference(config.model);
     const auto unit_list = reference->units();
@@ -164,6 +214,7 @@ int main(int argc, char** argv) {
       r.model->to(device);
       r.model->train();
       r.model->set_checkpointing(spec.config);
+      r.model->set_precision(precision);  // before planning: the planner measures it
       if (std::holds_alternative<DynamicStrategy>(spec.config.strategy)) {
         // dynamic(n, fraction) runs the budget planner's measured choice.
         ensure_gradients(r.model->parameters());
@@ -183,10 +234,10 @@ int main(int argc, char** argv) {
 
     memory::MemoryMeter meter(device);
     std::printf(
-        "tft-bench: %s on %s, batch %lld, %zu units, %d threads, %d warm-up + %d steps "
-        "each\n",
-        config_path.c_str(), device.str().c_str(), static_cast<long long>(config.batch_size),
-        unit_names.size(), threads, warmup, steps);
+        "tft-bench: %s on %s, precision %s, batch %lld, %zu units, %d threads, %d warm-up + "
+        "%d steps each\n",
+        config_path.c_str(), device.str().c_str(), to_string(precision),
+        static_cast<long long>(config.batch_size), unit_names.size(), threads, warmup, steps);
     struct StepTimes {
       double forward_s, step_s;
       int64_t peak;
@@ -204,7 +255,14 @@ int main(int argc, char** argv) {
       synchronize(device);
       const double forward_s = seconds_since(start);
       auto loss = loss_fn(output.prediction, target);
-      loss.backward();
+      if (precision == Precision::Fp16Mixed) {
+        (loss * kFp16LossScale).backward();
+        for (auto& p : r.model->parameters()) {
+          if (p.grad().defined()) p.mutable_grad().div_(kFp16LossScale);  // exact: 2^10
+        }
+      } else {
+        loss.backward();
+      }
       const int64_t peak = probe.activation_peak_bytes();
       r.optimizer->step();
       synchronize(device);
@@ -229,6 +287,32 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "\r  round %d/%d", step + 1, warmup + steps);
     }
     std::fprintf(stderr, "\n");
+    // FLOPs: one more step of each strategy, un-timed (the counter's callback sees every
+    // operator's inputs, which slows them all).
+    for (std::size_t k = 0; k < runners.size(); ++k) {
+      Runner& r = runners[k];
+      const bool list = list_ops && k == 0;
+      bench::FlopCounter counter(/*record_all_ops=*/list);
+      train_step(r, warmup + steps);
+      r.flops = counter.count();
+      const auto tallies = counter.op_tallies();
+      if (k == 0 || list) {
+        std::printf("%s of '%s' (one step):", list ? "operators" : "counted operators",
+                    r.spec.label.c_str());
+        for (const auto& [name, tally] : tallies) {
+          if (tally.flops > 0 || list) {
+            std::printf("\n  %-40s x%-6lld %10.3f GFLOP", name.c_str(),
+                        static_cast<long long>(tally.calls), tally.flops / 1e9);
+          }
+        }
+        std::printf("\n");
+      }
+    }
+    // The machine's GEMM peak, on the run's threads and device.
+    const bench::GemmPeak fp32_peak = bench::measure_gemm_peak(c10::ScalarType::Float, device);
+    std::optional<bench::GemmPeak> reduced_peak;
+    if (reduced_dtype) reduced_peak = bench::measure_gemm_peak(*reduced_dtype, device);
+    const double run_peak_gflops = (reduced_peak ? *reduced_peak : fp32_peak).gflops_per_second();
     if (!profile_prefix.empty()) {
       // One more step each, outside the timed ones: the profiler slows every operator.
       for (auto& r : runners) {
@@ -264,10 +348,42 @@ int main(int argc, char** argv) {
       res.grad_max_abs_diff = diff;
       res.grad_relative_error = base_squared > 0 ? std::sqrt(error_squared / base_squared) : 0.0;
       res.loss = r.first_loss;
+      res.gemm_flops_per_step = r.flops.gemm;
+      res.lstm_flops_per_step = r.flops.lstm;
+      res.flops_per_step = r.flops.total();
+      res.achieved_gflops_per_second = res.flops_per_step / res.step_seconds_median / 1e9;
+      res.peak_fraction = res.achieved_gflops_per_second / run_peak_gflops;
+      res.fp32_peak_fraction = res.achieved_gflops_per_second / fp32_peak.gflops_per_second();
       results.push_back(res);
     }
 
-    std::cout << "\n" << bench::results_to_markdown(results);
+    bench::BenchRun run;
+    run.config = config_path;
+    run.device = device.str();
+    run.torch_version = TORCH_VERSION;
+    run.threads = threads;
+    run.batch_size = config.batch_size;
+    run.steps = steps;
+    run.warmup = warmup;
+    run.precision = to_string(precision);
+    run.gemm_peak_fp32_gflops = fp32_peak.gflops_per_second();
+    run.gemm_peak_fp32_size = fp32_peak.size;
+    if (reduced_peak) {
+      run.reduced_dtype = dtype_name(reduced_peak->dtype);
+      run.gemm_peak_reduced_gflops = reduced_peak->gflops_per_second();
+      run.gemm_peak_reduced_size = reduced_peak->size;
+    }
+
+    std::cout << "\n" << bench::results_to_markdown(results, &run);
+    for (const auto& res : results) {
+      std::printf(
+          "%s: %.3f GFLOP/step (GEMM %.3f + LSTM %.3f), %.1f GFLOP/s = %.1f%% of the %s "
+          "peak%s",
+          res.strategy.c_str(), res.flops_per_step / 1e9, res.gemm_flops_per_step / 1e9,
+          res.lstm_flops_per_step / 1e9, res.achieved_gflops_per_second, res.peak_fraction * 100,
+          reduced_peak ? dtype_name(reduced_peak->dtype) : "float32", reduced_peak ? "" : "\n");
+      if (reduced_peak) std::printf(", %.1f%% of the float32 peak\n", res.fp32_peak_fraction * 100);
+    }
     // The physical floor of full recomputation: one more forward per step.
     const double floor = 1.0 + median(base.forward_seconds) / base_step;
     std::printf(
@@ -281,21 +397,15 @@ int main(int argc, char** argv) {
       }
     }
     if (!json_path.empty()) {
-      bench::BenchRun run;
-      run.config = config_path;
-      run.device = device.str();
-      run.torch_version = TORCH_VERSION;
-      run.threads = threads;
-      run.batch_size = config.batch_size;
-      run.steps = steps;
-      run.warmup = warmup;
       std::ofstream(json_path) << bench::results_to_json(run, results);
     }
     if (!chart_path.empty()) {
       std::ofstream(chart_path) << bench::results_to_svg_chart(
           results, "TFT activation memory saved vs step time (" + config_path + ")");
     }
-    if (!markdown_path.empty()) std::ofstream(markdown_path) << bench::results_to_markdown(results);
+    if (!markdown_path.empty()) {
+      std::ofstream(markdown_path) << bench::results_to_markdown(results, &run);
+    }
     // Compressed boundaries change the gradients by design; the rest must match bit for bit.
     bool all_equal = true;
     for (std::size_t i = 0; i < results.size(); ++i) {
