@@ -4,7 +4,8 @@ TemporalFusionTransformer, on the shapes of a tft-bench YAML, so that tft-bench 
 peer can be compared on the same torch version.
 
     peer_bench.py --config bench/configs/reference.yaml --strategies none,naive \\
-                  --steps 5 --warmup 1 --threads 2 --device cpu --json out.json
+                  --steps 5 --warmup 1 --threads 2 --device cpu --precision bf16-mixed \\
+                  --count-flops --json out.json
 
 Run it with the venv's python (bench/peer/setup.sh prints its path). Strategies:
   none   the peer's forward as shipped, no checkpointing (the baseline; must come first)
@@ -16,8 +17,15 @@ Run it with the venv's python (bench/peer/setup.sh prints its path). Strategies:
 Like tft-bench, every strategy gets its own copy of the same initial weights and its own Adam;
 steps are interleaved (one step of each strategy per round, the order rotating every round),
 each step draws its dropout masks from the same seed in every strategy, and the first step's
-loss and gradients are compared with `none` (they must be equal). Exit status: 0, 1 on an
-error at run time, 2 on bad input, 3 when gradients differ from `none`.
+loss and gradients are compared with `none` (they must be equal).
+
+--precision does what Lightning's Trainer(precision=...) does around a step: 32 nothing;
+bf16-mixed runs the forward and the loss under torch.autocast(device, torch.bfloat16,
+cache_enabled=False), backward and the Adam step outside, parameters and Adam state float32;
+16-mixed (CUDA only) the same with float16 and a torch.amp.GradScaler. --count-flops counts the
+FLOPs of one extra, untimed step per strategy (see count_flops()).
+
+Exit status: 0, 1 on an error at run time, 2 on bad input, 3 when gradients differ from `none`.
 """
 from __future__ import annotations
 
@@ -36,6 +44,7 @@ import types
 import warnings
 
 STRATEGIES = ("none", "naive")
+PRECISIONS = ("32", "bf16-mixed", "16-mixed")
 
 
 class InputError(Exception):
@@ -443,11 +452,55 @@ def checkpointed_forward(self, x):
 # Measuring.
 
 
+class Precision:
+    """What Lightning 2.6's Trainer(precision=...) does around a training step, without the
+    Trainer (lightning/pytorch/plugins/precision/amp.py, MixedPrecision):
+      32          nothing: float32 throughout.
+      bf16-mixed  the forward and the loss (Lightning's training_step) under
+                  torch.autocast(device_type, dtype=torch.bfloat16, cache_enabled=False);
+                  backward and optimizer step outside it, no scaler. Parameters, gradients and
+                  the Adam state stay float32; autocast runs matmuls (and, on CPU, the oneDNN
+                  LSTM) in bfloat16. On CPU, layer norms and softmaxes whose input is bfloat16
+                  stay bfloat16 (CPU autocast does not cast them up); QuantileLoss comes out
+                  float32 (a bfloat16 prediction against a float32 target).
+      16-mixed    the same with torch.float16 and a torch.amp.GradScaler: the loss is scaled
+                  before backward, the gradients unscaled before the step, scaler.step() skips a
+                  step with non-finite gradients and scaler.update() adapts the scale. CUDA only.
+    One per strategy: each has its own Adam and so its own scaler."""
+
+    def __init__(self, name: str, device):
+        import torch
+
+        self.name = name
+        self.device_type = device.type
+        self.dtype = {"32": None, "bf16-mixed": torch.bfloat16, "16-mixed": torch.float16}[name]
+        self.scaler = torch.amp.GradScaler(device=device.type) if name == "16-mixed" else None
+
+    def autocast(self):
+        import torch
+
+        if self.dtype is None:
+            return contextlib.nullcontext()
+        return torch.autocast(self.device_type, dtype=self.dtype, cache_enabled=False)
+
+    def backward(self, loss):
+        (self.scaler.scale(loss) if self.scaler is not None else loss).backward()
+
+    def step(self, optimizer):
+        if self.scaler is None:
+            optimizer.step()
+        else:
+            self.scaler.unscale_(optimizer)
+            self.scaler.step(optimizer)
+            self.scaler.update()
+
+
 class Runner:
-    def __init__(self, strategy: str, model, device):
+    def __init__(self, strategy: str, model, device, precision: str):
         import torch
 
         self.strategy = strategy
+        self.precision = Precision(precision, device)
         self.model = model.to(device)
         if strategy == "naive":
             self.model.forward = types.MethodType(checkpointed_forward, self.model)
@@ -458,6 +511,13 @@ class Runner:
         self.first_loss = None
         self.first_grads = None
         self.peak = None
+        self.flops = None
+
+    def forward_loss(self, x, target):
+        """The forward and the loss, under autocast where the precision asks for it."""
+        with self.precision.autocast():
+            output = self.model(x)
+            return output, self.model.loss(output["prediction"], target)
 
     def zero_grad(self):
         # In place, as tft-bench does: the gradient buffers stay allocated between steps, so
@@ -482,12 +542,13 @@ def timed_step(r: Runner, x, target, seed: int, device):
     torch.manual_seed(seed)
     sync(device)
     start = time.perf_counter()
-    output = r.model(x)
-    sync(device)
-    forward_s = time.perf_counter() - start
-    loss = r.model.loss(output["prediction"], target)
-    loss.backward()
-    r.optimizer.step()
+    with r.precision.autocast():
+        output = r.model(x)
+        sync(device)
+        forward_s = time.perf_counter() - start
+        loss = r.model.loss(output["prediction"], target)
+    r.precision.backward(loss)
+    r.precision.step(r.optimizer)
     sync(device)
     step_s = time.perf_counter() - start
     return step_s, forward_s, loss.detach()
@@ -549,9 +610,8 @@ def activation_peak(r: Runner, x, target, seed: int, device) -> int:
         sync(device)
         torch.cuda.reset_peak_memory_stats(device)
         before = torch.cuda.memory_allocated(device)
-        output = r.model(x)
-        loss = r.model.loss(output["prediction"], target)
-        loss.backward()
+        output, loss = r.forward_loss(x, target)
+        r.precision.backward(loss)
         sync(device)
         peak = torch.cuda.max_memory_allocated(device) - before
         del output, loss
@@ -561,9 +621,8 @@ def activation_peak(r: Runner, x, target, seed: int, device) -> int:
 
     with native_stderr_filtered(PROFILER_NOISE):
         with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
-            output = r.model(x)
-            loss = r.model.loss(output["prediction"], target)
-            loss.backward()
+            output, loss = r.forward_loss(x, target)
+            r.precision.backward(loss)
             del output, loss
     from torch._C._autograd import DeviceType
 
@@ -578,6 +637,101 @@ def activation_peak(r: Runner, x, target, seed: int, device) -> int:
         print(f"peer_bench: {r.strategy}: {live} bytes not returned after the memory step; the "
               "peak may be off by as much", file=sys.stderr)
     return peak
+
+
+def lstm_forward_flops(module, args, kwargs) -> int:
+    """FLOPs of one forward call of an nn.LSTM: per layer and direction, per time step of each
+    sample, the four gates' matrix products, 4*H*(I + H) multiply-adds, 2 FLOPs each (plus the
+    projection's H*P when proj_size > 0). I is the input size (layer 0) or the layers' output
+    width; biases and the elementwise gate arithmetic are not counted, as for a Linear.
+
+    The time steps of each sample: a PackedSequence's batch_sizes summed; the peer's LSTM
+    (pytorch_forecasting.models.nn.rnn.LSTM) is called with `lengths` and packs them itself,
+    zero lengths as one step (no LSTM at all when every length is 0); a padded tensor all of
+    its steps."""
+    import torch
+    from torch.nn.utils.rnn import PackedSequence
+
+    x = args[0]
+    if isinstance(x, PackedSequence):
+        sample_steps = int(x.batch_sizes.sum())
+    else:
+        lengths = kwargs.get("lengths", args[2] if len(args) > 2 else None)
+        if lengths is not None:
+            lengths = torch.as_tensor(lengths)
+            sample_steps = 0 if int(lengths.max()) == 0 else int(lengths.clamp(min=1).sum())
+        else:
+            sample_steps = x.shape[:-1].numel()  # (B, T), (T, B) or unbatched (T)
+    directions = 2 if module.bidirectional else 1
+    hidden, proj = module.hidden_size, module.proj_size
+    recurrent = proj or hidden
+    per_step = 0
+    for layer in range(module.num_layers):
+        width = module.input_size if layer == 0 else recurrent * directions
+        per_step += directions * 2 * (4 * hidden * (width + recurrent) + hidden * proj)
+    return per_step * sample_steps
+
+
+def count_flops(r: Runner, x, target, seed: int) -> dict:
+    """FLOPs of one training step (forward + loss + backward; Adam's elementwise update is not
+    counted), from one extra step after the timed ones, at the run's precision.
+
+    gemm_flops_per_step: what torch.utils.flop_counter.FlopCounterMode counts, which is the
+    matrix products (mm, addmm, bmm, baddbmm, convolutions, attention kernels) that reach the
+    dispatcher, forward and backward (its formulas: 2 FLOPs per multiply-add, a backward matmul
+    twice the forward one). It counts by shape, so autocast does not change it.
+    lstm_flops_per_step: FlopCounterMode has no formula for the fused LSTM kernels (CPU oneDNN
+    aten.mkldnn_rnn_layer, cuDNN aten._cudnn_rnn, ...), so an nn.LSTM it counts as 0; each
+    nn.LSTM call is counted here instead by lstm_forward_flops(), times 3 for a call in the
+    forward (its backward taken as twice its forward, the usual rule and FlopCounterMode's for
+    matmuls), times 1 for a call during backward (checkpointing's recomputation, whose backward
+    is already the one counted). Should an LSTM run as plain matmuls that the counter does see
+    (a non-fused fallback), the counter's total moves inside its forward; then its FLOPs are in
+    gemm_flops_per_step already and lstm_flops_per_step is 0 (reported on stderr).
+    flops_per_step = gemm_flops_per_step + lstm_flops_per_step.
+
+    For `none` this is the model's FLOPs per step; for a checkpointing strategy it includes the
+    recomputed forwards.
+    """
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    counter = FlopCounterMode(display=False)
+    state = {"backward": False, "lstm": 0, "seen_by_counter": False, "before": 0}
+
+    def pre_hook(module, args, kwargs):
+        state["before"] = counter.get_total_flops()
+
+    def post_hook(module, args, kwargs, output):
+        if counter.get_total_flops() != state["before"]:
+            state["seen_by_counter"] = True
+        factor = 1 if state["backward"] else 3  # a recomputation, or a forward + its backward
+        state["lstm"] += lstm_forward_flops(module, args, kwargs) * factor
+
+    handles = []
+    for module in r.model.modules():
+        if isinstance(module, torch.nn.LSTM):
+            handles.append(module.register_forward_pre_hook(pre_hook, with_kwargs=True))
+            handles.append(module.register_forward_hook(post_hook, with_kwargs=True))
+    try:
+        r.zero_grad()
+        torch.manual_seed(seed)
+        with counter:
+            output, loss = r.forward_loss(x, target)
+            state["backward"] = True
+            r.precision.backward(loss)
+            del output, loss
+    finally:
+        for h in handles:
+            h.remove()
+    gemm = int(counter.get_total_flops())
+    lstm = int(state["lstm"])
+    if state["seen_by_counter"]:
+        print(f"peer_bench: {r.strategy}: the LSTM ran as matmuls that FlopCounterMode counts; "
+              "lstm_flops_per_step = 0, its FLOPs are in gemm_flops_per_step", file=sys.stderr)
+        lstm = 0
+    return {"flops_per_step": gemm + lstm, "gemm_flops_per_step": gemm,
+            "lstm_flops_per_step": lstm}
 
 
 def median(values: list[float]) -> float:
@@ -597,6 +751,13 @@ def parse_args(argv):
     p.add_argument("--warmup", type=int, default=1, help="unmeasured steps first (default 1)")
     p.add_argument("--threads", type=int, default=2, help="intra-op threads (default 2)")
     p.add_argument("--device", default="cpu", help="cpu or cuda[:N] (default cpu)")
+    p.add_argument("--precision", default="32",
+                   help="32, bf16-mixed or 16-mixed (CUDA only), as Lightning's "
+                        "Trainer(precision=...): forward and loss under torch.autocast "
+                        "(default: %(default)s)")
+    p.add_argument("--count-flops", action="store_true",
+                   help="count the FLOPs of one extra, untimed step per strategy "
+                        "(FlopCounterMode's matmuls + the LSTMs by formula)")
     p.add_argument("--json", metavar="PATH", help="write the results as JSON")
     p.add_argument("--check-import", action="store_true",
                    help="import torch and the peer, print their versions and exit")
@@ -612,6 +773,12 @@ def parse_args(argv):
     if not (a.device == "cpu" or a.device == "cuda" or
             (a.device.startswith("cuda:") and a.device[5:].isdigit())):
         raise InputError(f"--device: expected cpu or cuda[:N], got '{a.device}'")
+    if a.precision not in PRECISIONS:
+        raise InputError(f"--precision: expected one of {', '.join(PRECISIONS)}, got "
+                         f"'{a.precision}'")
+    if a.precision == "16-mixed" and not a.device.startswith("cuda"):
+        raise InputError("--precision 16-mixed: CUDA only (a GradScaler for float16); on the "
+                         "CPU use bf16-mixed")
     names = [s.strip() for s in a.strategies.split(",")]
     for name in names:
         if name not in STRATEGIES:
@@ -669,12 +836,14 @@ def main(argv=None) -> int:
         runners = []
         for strategy in args.strategy_list:
             torch.manual_seed(0)  # the same initial weights for every strategy
-            runners.append(Runner(strategy, build_model(config, schema), device))
+            runners.append(Runner(strategy, build_model(config, schema), device,
+                                  args.precision))
 
         rounds = args.warmup + args.steps
         print(f"peer_bench: pytorch-forecasting {pytorch_forecasting.__version__}, torch "
               f"{torch.__version__}, {args.config}, batch {config['batch_size']}, {device}, "
-              f"{args.threads} threads, {args.warmup} warm-up + {args.steps} steps each")
+              f"{args.threads} threads, precision {args.precision}, {args.warmup} warm-up + "
+              f"{args.steps} steps each")
         for step in range(rounds):
             # Rotate who goes first, so that no strategy always runs in the same position.
             order = runners[step % len(runners):] + runners[:step % len(runners)]
@@ -690,6 +859,8 @@ def main(argv=None) -> int:
         print(file=sys.stderr)
         for r in runners:
             r.peak = activation_peak(r, x, target, 999, device)
+            if args.count_flops:
+                r.flops = count_flops(r, x, target, 998)
 
         base = runners[0]
         results = []
@@ -697,31 +868,42 @@ def main(argv=None) -> int:
             diff = abs(r.first_loss - base.first_loss)
             for g, g0 in zip(r.first_grads, base.first_grads):
                 diff = max(diff, float((g - g0).abs().max()))
-            results.append({
+            result = {
                 "strategy": r.strategy,
+                "precision": args.precision,
                 "step_seconds_median": median(r.step_seconds),
                 "forward_seconds_median": median(r.forward_seconds),
                 "peak_activation_bytes": int(r.peak),
                 "memory_savings_measured": 1.0 - r.peak / base.peak if base.peak else 0.0,
                 "grad_max_abs_diff": diff,
                 "loss": r.first_loss,
-            })
+            }
+            if r.flops is not None:
+                result.update(r.flops)
+            results.append(result)
     except Exception as e:  # noqa: BLE001 - one line, not a traceback, for a failed run
         print(f"peer_bench: {type(e).__name__}: {e}", file=sys.stderr)
         return 1
 
     base_step = results[0]["step_seconds_median"]
     print()
-    print("| strategy | step ms | overhead | forward ms | peak activations MiB | memory saved | "
-          "max abs grad diff | loss |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    flops = args.count_flops
+    print("| strategy | precision | step ms | overhead | forward ms | peak activations MiB | "
+          "memory saved | max abs grad diff | loss |" +
+          (" GFLOP/step | GFLOP/s |" if flops else ""))
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if flops else ""))
     for res in results:
-        print(f"| {res['strategy']} | {res['step_seconds_median'] * 1e3:.1f} | "
+        rate = ""
+        if flops:
+            rate = (f" {res['flops_per_step'] / 1e9:.3f} | "
+                    f"{res['flops_per_step'] / res['step_seconds_median'] / 1e9:.2f} |")
+        print(f"| {res['strategy']} | {res['precision']} | "
+              f"{res['step_seconds_median'] * 1e3:.1f} | "
               f"{(res['step_seconds_median'] / base_step - 1) * 100:+.1f}% | "
               f"{res['forward_seconds_median'] * 1e3:.1f} | "
               f"{res['peak_activation_bytes'] / 1048576:.1f} | "
               f"{res['memory_savings_measured'] * 100:.1f}% | {res['grad_max_abs_diff']:.3g} | "
-              f"{res['loss']:.6f} |")
+              f"{res['loss']:.6f} |" + rate)
     if args.json:
         with open(args.json, "w") as f:
             json.dump({
@@ -732,6 +914,10 @@ def main(argv=None) -> int:
                 "threads": args.threads,
                 "config": args.config,
                 "batch_size": config["batch_size"],
+                "precision": args.precision,
+                # The model's FLOPs per step: strategy `none`'s (no recomputation).
+                **({key: results[0][key] for key in ("flops_per_step", "gemm_flops_per_step",
+                                                     "lstm_flops_per_step")} if flops else {}),
                 "results": results,
             }, f, indent=2)
             f.write("\n")
