@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # One prepared call on a lent GPU machine (bench/gpu/README.md): build with CUDA, run the CUDA
-# tests, tft-bench and the peer at batch 64 and 256, compare, and write it all to one folder.
+# tests, tft-bench and the peer at batch 64 (float32, bf16-mixed, 16-mixed) and 256 (float32),
+# compare, and write it all to one folder.
 #
 #   bash bench/gpu/run.sh OUTNAME               on the device, from the repo root, with
 #                                               carry=["bench/gpu/payload"] (prepare.sh made it)
@@ -197,10 +198,10 @@ peer_install() {
   PYTHONPATH="$peer_site${PYTHONPATH:+:$PYTHONPATH}" "$peer_python" \
     "$root/bench/peer/peer_bench.py" --check-import
 }
-peer_run() {  # peer_run CONFIG JSON
+peer_run() {  # peer_run CONFIG JSON PRECISION
   PYTHONPATH="$peer_site${PYTHONPATH:+:$PYTHONPATH}" "$peer_python" "$root/bench/peer/peer_bench.py" \
     --config "$1" --device "$device" --strategies none,naive --steps "$steps" --warmup "$warmup" \
-    --threads "$threads" --json "$2"
+    --threads "$threads" --precision "$3" --json "$2"
 }
 compare_run() {  # compare_run OURS PEER TITLE TABLE: the table to TABLE, warnings to the log
   python3 "$root/bench/peer-comparison.py" "$1" "$2" --title "$3" >"$4"
@@ -214,21 +215,21 @@ gpu_name="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head
 peer_ready=0
 labels=()
 
-bench_pair() {  # bench_pair LABEL CONFIG BATCH
-  local label="$1" cfg="$2" batch="$3"
+bench_pair() {  # bench_pair LABEL CONFIG BATCH PRECISION (training.precision, both tools)
+  local label="$1" cfg="$2" batch="$3" precision="$4"
   labels+=("$label")
   step "ours-$label" 120 "$build/bin/tft-bench" --config "$cfg" --device "$device" \
     --strategies none,full --steps "$steps" --warmup "$warmup" --threads "$threads" \
-    --json "$dir/ours-$label.json" --markdown "$dir/ours-$label.md"
+    --precision "$precision" --json "$dir/ours-$label.json" --markdown "$dir/ours-$label.md"
   if ((peer_ready == 0)); then
     step peer-install 90 peer_install && peer_ready=1 || peer_ready=-1
   fi
   if ((peer_ready == 1)); then
-    step "peer-$label" 150 peer_run "$cfg" "$dir/peer-$label.json"
+    step "peer-$label" 150 peer_run "$cfg" "$dir/peer-$label.json" "$precision"
   fi
   if [[ -s "$dir/ours-$label.json" && -s "$dir/peer-$label.json" ]]; then
     step "compare-$label" 30 compare_run "$dir/ours-$label.json" "$dir/peer-$label.json" \
-      "$gpu_name, batch $batch" "$work/compare-$label.md"
+      "$gpu_name, batch $batch, precision $precision" "$work/compare-$label.md"
     if [[ -s "$work/compare-$label.md" ]]; then
       cat "$dir/compare-$label.log" "$work/compare-$label.md" >>"$dir/comparison.md"
       echo >>"$dir/comparison.md"
@@ -237,8 +238,12 @@ bench_pair() {  # bench_pair LABEL CONFIG BATCH
     say "   compare-$label: skipped (ours-$label.json or peer-$label.json missing)"
   fi
 }
-bench_pair "b${batch0:-0}" "$config" "${batch0:-?}"
-[[ -n "$config256" ]] && bench_pair b256 "$config256" 256
+# float32 first, then the two mixed precisions (Lightning's names; the peer under torch.autocast,
+# 16-mixed with its loss scaling); on the CPU smoke only what the CPU runs.
+bench_pair "b${batch0:-0}" "$config" "${batch0:-?}" 32
+bench_pair "b${batch0:-0}-bf16" "$config" "${batch0:-?}" bf16-mixed
+[[ "$mode" == gpu ]] && bench_pair "b${batch0:-0}-fp16" "$config" "${batch0:-?}" 16-mixed
+[[ -n "$config256" ]] && bench_pair b256 "$config256" 256 32
 
 # --- c'. the whole suite, with what is left -------------------------------------------------
 if [[ "$mode" == gpu || "${TFT_SMOKE_CTEST:-0}" == 1 ]]; then

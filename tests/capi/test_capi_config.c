@@ -133,6 +133,21 @@ static void config_get_set_validate_and_round_trip(void** state) {
   ASSERT_OK(tft_config_set_value(config, "training.qat", "{enabled: false}"));
   ASSERT_OK(tft_config_validate(config));
 
+  /* Mixed precision is a dotted key too; what cannot run on this device fails validation. */
+  ASSERT_OK(tft_config_get_value(config, "training.precision", value, sizeof value, NULL));
+  assert_string_equal(value, "32");
+  ASSERT_OK(tft_config_set_value(config, "training.precision", "bf16-mixed"));
+  ASSERT_OK(tft_config_get_value(config, "training.precision", value, sizeof value, NULL));
+  assert_string_equal(value, "bf16-mixed");
+  ASSERT_OK(tft_config_validate(config));
+  ASSERT_STATUS(tft_config_set_value(config, "training.precision", "fp16"), TFT_ERROR_CONFIG);
+  ASSERT_ERROR_HAS("training.precision: unknown value \"fp16\"");
+  ASSERT_OK(tft_config_set_value(config, "training.precision", "16-mixed"));
+  ASSERT_STATUS(tft_config_validate(config), TFT_ERROR_CONFIG);
+  ASSERT_ERROR_HAS("16-mixed needs a CUDA device");
+  ASSERT_OK(tft_config_set_value(config, "training.precision", "32"));
+  ASSERT_OK(tft_config_validate(config));
+
   /* The checkpoint section, as a handle. */
   ASSERT_OK(tft_checkpoint_config_create_uniform(2, &checkpoint));
   ASSERT_OK(tft_config_set_checkpoint(config, checkpoint));

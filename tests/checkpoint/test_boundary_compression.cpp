@@ -62,6 +62,24 @@ TFT_TEST(int8_round_trip_errs_at_most_half_a_step_per_channel) {
   assert_true(torch::allclose(back.abs().amax({0, 1}), range, 1e-6, 0));
 }
 
+// bf16-mixed: an activation that already is bfloat16 is kept as it is under bfloat16
+// boundaries (never rounded twice); under int8 it is quantized with float32 scales and comes
+// back as bfloat16.
+TFT_TEST(bfloat16_activations_are_not_compressed_twice) {
+  const auto x = channel_scaled(4, 7, 16).to(torch::kBFloat16).requires_grad_(true);
+  assert_false(tft::checkpoint::compresses(x, BoundaryDtype::kBFloat16));
+  assert_true(tft::checkpoint::compresses(x, BoundaryDtype::kInt8));
+  const auto kept = tft::checkpoint::compress(x, BoundaryDtype::kInt8);
+  assert_true(kept.scales.scalar_type() == torch::kFloat);
+  const auto back = tft::checkpoint::decompress(kept, torch::kBFloat16);
+  assert_true(back.scalar_type() == torch::kBFloat16);
+  const auto exact = x.detach().to(torch::kFloat);
+  const auto step = kept.scales.view({1, 1, -1});
+  // Half an int8 step per channel, plus bfloat16's own rounding of the result.
+  const auto bound = 0.5 * step + exact.abs() * (1.0 / 256) + 1e-30;
+  assert_true(((back.to(torch::kFloat) - exact).abs() <= bound).all().item<bool>());
+}
+
 TFT_TEST(only_activations_that_need_gradients_are_compressed) {
   using tft::checkpoint::compresses;
   const auto activation = torch::randn({2, 3}).requires_grad_(true);
@@ -197,6 +215,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bfloat16_round_trip_is_within_half_an_ulp),
       cmocka_unit_test(int8_round_trip_errs_at_most_half_a_step_per_channel),
+      cmocka_unit_test(bfloat16_activations_are_not_compressed_twice),
       cmocka_unit_test(only_activations_that_need_gradients_are_compressed),
       cmocka_unit_test(a_tensor_kept_by_several_segments_is_compressed_once),
       cmocka_unit_test(float32_boundaries_are_bitwise_and_compressed_ones_close),
