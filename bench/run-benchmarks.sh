@@ -64,6 +64,11 @@ host_peer_cmd=("$peer_python" bench/peer/peer_bench.py --config "$host_config"
                --json bench/results/host-bound-peer.json)
 "${host_peer_cmd[@]}" 2>/dev/null
 
+# Mixed precision: both tools at 32 and bf16-mixed on both shapes, and the example configs
+# trained at each precision. `bench/precision-benchmarks.sh --update BENCHMARKS.md` regenerates
+# this section alone, between its markers.
+precision_section=$(bench/precision-benchmarks.sh "$@")
+
 # Data parallelism: tft-train as one process and as two local ranks, one thread each.
 dp_cmd=(python3 bench/data-parallel.py ./build/bin/tft-train examples/configs/sp500.yaml --nproc 2
         --epochs 3 --json bench/results/data-parallel.json)
@@ -99,6 +104,10 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo
   echo "Commands: \`${cmd[*]}\`, then \`${peer_cmd[*]/#$peer_python/python}\`;"
   echo "\`${host_cmd[*]}\`, then \`${host_peer_cmd[*]/#$peer_python/python}\`."
+  echo
+  echo "<!-- precision:begin -->"
+  echo "$precision_section"
+  echo "<!-- precision:end -->"
   echo
   echo "## Data parallelism (two local ranks)"
   echo
