@@ -13,26 +13,7 @@ import argparse
 import json
 import sys
 
-
-def by_strategy(results, path):
-    table = {r["strategy"]: r for r in results}
-    if "none" not in table:
-        sys.exit(f"{path}: no 'none' strategy to compare against")
-    return table
-
-
-def run_differences(ours, peer):
-    """What differs between the two runs' settings, as readable phrases."""
-    differences = []
-    for key in ("device", "threads", "batch_size"):
-        if str(ours.get(key)) != str(peer.get(key)):
-            differences.append(f"{key} ({ours.get(key)} vs {peer.get(key)})")
-    # The peer's torch reports a local tag ("2.11.0+cu130"); LibTorch's version has none.
-    ours_torch = str(ours.get("torch_version")).split("+")[0]
-    peer_torch = str(peer.get("torch_version")).split("+")[0]
-    if ours_torch != peer_torch:
-        differences.append(f"torch version ({ours_torch} vs {peer_torch})")
-    return differences
+from run_comparison import by_strategy, run_differences
 
 
 def main():

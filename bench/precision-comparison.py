@@ -17,8 +17,9 @@ compares machines, not trainers.
 """
 import argparse
 import json
-import os
 import sys
+
+from run_comparison import by_strategy, run_differences
 
 # The GEMM peak tft-bench measures for each precision: the dtype its matrix products run in.
 PEAK_DTYPE = {"32": "float32", "bf16-mixed": "bfloat16", "16-mixed": "float16"}
@@ -30,29 +31,9 @@ def load(path, expected_precision=None):
     precision = str(run.get("precision", "32"))
     if expected_precision is not None and precision != expected_precision:
         sys.exit(f"{path}: a run at precision {precision}, expected {expected_precision}")
-    table = {r["strategy"]: r for r in run["results"]}
-    if "none" not in table:
-        sys.exit(f"{path}: no 'none' strategy to compare against")
+    table = by_strategy(run["results"], path)
     run["by_strategy"] = table
     return run
-
-
-def run_differences(first, second):
-    """What differs between two runs' settings, as readable phrases."""
-    differences = []
-    for key in ("device", "threads", "batch_size"):
-        if str(first.get(key)) != str(second.get(key)):
-            differences.append(f"{key} ({first.get(key)} vs {second.get(key)})")
-    first_config = os.path.normpath(str(first.get("config")))
-    second_config = os.path.normpath(str(second.get("config")))
-    if first_config != second_config:
-        differences.append(f"config ({first_config} vs {second_config})")
-    # The peer's torch reports a local tag ("2.11.0+cu130"); LibTorch's version has none.
-    first_torch = str(first.get("torch_version")).split("+")[0]
-    second_torch = str(second.get("torch_version")).split("+")[0]
-    if first_torch != second_torch:
-        differences.append(f"torch version ({first_torch} vs {second_torch})")
-    return differences
 
 
 def gemm_peak(ours, precision):

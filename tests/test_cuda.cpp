@@ -88,6 +88,32 @@ void check_gradient_parity_on_cuda(tft::Precision precision) {
   }
 }
 
+// `config` trained for two epochs into `output`, then resumed there to config's epochs: must
+// end bitwise like `straight` (the same config run without a break).
+void expect_resumed_run_bitwise(const tft::TrainConfig& config, const fs::path& output,
+                                tft::Trainer& straight, const tft::TrainReport& a) {
+  tft::TrainConfig two = config;
+  two.training.epochs = 2;
+  two.output.directory = output.string();
+  {
+    tft::Trainer first(two);
+    assert_int_equal(first.train().epochs_run, 2);
+  }
+  tft::TrainConfig again = config;
+  again.output.directory = output.string();
+  tft::Trainer second(again);
+  const tft::TrainReport b = second.train(nullptr, /*resume=*/true);
+  assert_int_equal(b.resumed_from_epoch, 2);
+  assert_int_equal(b.history.size(), a.history.size());
+  for (std::size_t i = 0; i < a.history.size(); ++i) {
+    if (a.history[i].train_loss != b.history[i].train_loss ||
+        a.history[i].validation.loss != b.history[i].validation.loss) {
+      fail_msg("%s, epoch %zu: the resumed run's losses differ", a.precision.c_str(), i + 1);
+    }
+  }
+  assert_true(same_weights(straight.model(), second.model()));
+}
+
 }  // namespace
 
 TFT_TEST(checkpointed_gradients_are_bitwise_equal_on_cuda) {
@@ -112,23 +138,8 @@ TFT_TEST(trainer_on_cuda_in_mixed_precision_learns_and_resumes_bitwise) {
   const tft::TrainReport a = straight.train();
   assert_string_equal(a.precision.c_str(), "16-mixed");
   assert_true(a.best_validation_loss < a.initial_validation_loss);
-  tft::TrainConfig two = three;
-  two.training.epochs = 2;
-  two.output.directory = (dir / "interrupted").string();
-  {
-    tft::Trainer first(two);
-    assert_int_equal(first.train().epochs_run, 2);
-  }
-  tft::TrainConfig again = three;
-  again.output.directory = two.output.directory;
-  tft::Trainer second(again);
-  const tft::TrainReport b = second.train(nullptr, /*resume=*/true);
-  for (std::size_t i = 0; i < 3; ++i) {
-    if (a.history[i].train_loss != b.history[i].train_loss) {
-      fail_msg("16-mixed epoch %zu: the resumed run's loss differs", i + 1);
-    }
-  }
-  assert_true(same_weights(straight.model(), second.model()));
+  // The loss scaler's state survives the snapshot.
+  expect_resumed_run_bitwise(three, dir / "interrupted", straight, a);
 
   tft::TrainConfig bf16 = three;
   bf16.training.precision = tft::Precision::Bf16Mixed;
@@ -195,26 +206,7 @@ TFT_TEST(trainer_on_cuda_learns_saves_and_resumes_bitwise) {
   assert_true(a.peak_activation_bytes > 0);
 
   // Two epochs, then a resumed run to four: bitwise the uninterrupted run.
-  tft::TrainConfig two = four;
-  two.training.epochs = 2;
-  two.output.directory = (dir / "interrupted").string();
-  {
-    tft::Trainer first(two);
-    assert_int_equal(first.train().epochs_run, 2);
-  }
-  tft::TrainConfig again = four;
-  again.output.directory = two.output.directory;
-  tft::Trainer second(again);
-  const tft::TrainReport b = second.train(nullptr, /*resume=*/true);
-  assert_int_equal(b.resumed_from_epoch, 2);
-  assert_int_equal(b.history.size(), 4);
-  for (std::size_t i = 0; i < 4; ++i) {
-    if (a.history[i].train_loss != b.history[i].train_loss ||
-        a.history[i].validation.loss != b.history[i].validation.loss) {
-      fail_msg("epoch %zu: the resumed run's losses differ", i + 1);
-    }
-  }
-  assert_true(same_weights(straight.model(), second.model()));
+  expect_resumed_run_bitwise(four, dir / "interrupted", straight, a);
 
   // The saved model holds the GPU model's weights exactly; it predicts on the CPU, so its
   // forecasts match to rounding, not bitwise.
