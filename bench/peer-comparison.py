@@ -13,7 +13,7 @@ import argparse
 import json
 import sys
 
-from run_comparison import by_strategy, run_differences
+from run_comparison import by_strategy, print_heading, run_differences
 
 
 def main():
@@ -29,16 +29,8 @@ def main():
     ours = by_strategy(ours_json["results"], args.ours)
     peer = by_strategy(peer_json["results"], args.peer)
     yardstick = peer["none"]["step_seconds_median"]
-    differences = run_differences(ours_json, peer_json)
-    for difference in differences:
-        print(f"peer-comparison: the runs differ in {difference}", file=sys.stderr)
-
-    if args.title:
-        print(f"**{args.title}** (on {ours_json['device']}; peer: {peer_json['peer']} "
-              f"{peer_json['peer_version']}, torch {peer_json['torch_version']}, "
-              f"{peer_json['threads']} thread(s))\n")
-    for difference in differences:
-        print(f"> Not comparable: the runs differ in {difference}.\n")
+    differences = [f"the runs differ in {d}" for d in run_differences(ours_json, peer_json)]
+    print_heading("peer-comparison", args.title, ours_json, peer_json, differences)
     print("| run | step ms | / peer `none` | peak activations MiB | memory saved | max abs grad diff |")
     print("|---|---:|---:|---:|---:|---:|")
     rows = [("tftrain", ours, s) for s in ("none", "full") if s in ours]

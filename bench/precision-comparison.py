@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 
-from run_comparison import by_strategy, run_differences
+from run_comparison import by_strategy, print_heading, run_differences
 
 # The GEMM peak tft-bench measures for each precision: the dtype its matrix products run in.
 PEAK_DTYPE = {"32": "float32", "bf16-mixed": "bfloat16", "16-mixed": "float16"}
@@ -85,15 +85,7 @@ def main():
                         ("peer " + reduced, peer_reduced)):
         for difference in run_differences(ours32, other):
             differences.append(f"tftrain 32 and {name} differ in {difference}")
-    for difference in differences:
-        print(f"precision-comparison: {difference}", file=sys.stderr)
-
-    if args.title:
-        print(f"**{args.title}** (on {ours32['device']}; peer: {peer32['peer']} "
-              f"{peer32['peer_version']}, torch {peer32['torch_version']}, "
-              f"{peer32['threads']} thread(s))\n")
-    for difference in differences:
-        print(f"> Not comparable: {difference}.\n")
+    print_heading("precision-comparison", args.title, ours32, peer32, differences)
 
     print("| run | precision | step ms | / peer 32 `none` | / peer same-precision `none` "
           "| peak activations MiB | memory saved | GFLOP/step | GFLOP/s | % of GEMM peak "

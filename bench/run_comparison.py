@@ -30,3 +30,15 @@ def run_differences(first, second):
     if first_torch != second_torch:
         differences.append(f"torch version ({first_torch} vs {second_torch})")
     return differences
+
+
+def print_heading(tool, title, ours, peer, differences):
+    """The differences to stderr (prefixed by `tool`), then the table's title line naming the
+    device and the peer's version and threads, and one '> Not comparable' line per difference."""
+    for difference in differences:
+        print(f"{tool}: {difference}", file=sys.stderr)
+    if title:
+        print(f"**{title}** (on {ours['device']}; peer: {peer['peer']} {peer['peer_version']}, "
+              f"torch {peer['torch_version']}, {peer['threads']} thread(s))\n")
+    for difference in differences:
+        print(f"> Not comparable: {difference}.\n")
