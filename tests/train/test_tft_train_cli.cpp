@@ -204,6 +204,8 @@ TFT_TEST(test_failures_exit_non_zero_with_one_line) {
        "\"maybe\""},
       {config + " --set training.epoch=3", 1,
        "--set training.epoch=3: training: unknown key 'epoch'"},
+      {config + " --precision fp16", 2, "--precision: fp16 not in"},
+      {config + " --precision 16-mixed", 1, "training.precision: 16-mixed needs a CUDA device"},
   };
   for (const Case& c : cases) {
     const Run failed = run(dir, c.arguments);
