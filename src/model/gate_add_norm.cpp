@@ -1,5 +1,7 @@
 #include "model/gate_add_norm.h"
 
+#include "model/precision.h"
+
 namespace tft {
 
 GateAddNormImpl::GateAddNormImpl(int64_t input_size, int64_t output_size, double dropout)
@@ -8,7 +10,9 @@ GateAddNormImpl::GateAddNormImpl(int64_t input_size, int64_t output_size, double
                             torch::nn::LayerNorm(torch::nn::LayerNormOptions({output_size})))) {}
 
 torch::Tensor GateAddNormImpl::forward(const torch::Tensor& x, const torch::Tensor& skip) {
-  return norm_(gate_(x) + skip);
+  // The residual sum and the norm in float32 under mixed precision (a reduced-precision gate
+  // output or skip is widened first), as CUDA's autocast runs layer_norm; no-ops in float32.
+  return norm_(reduced_to_float(gate_(x)) + reduced_to_float(skip));
 }
 
 }  // namespace tft

@@ -4,9 +4,10 @@
 // Master weights, optimizer state, the loss and quantile arithmetic stay float32 in every mode.
 // Inside the model, autocast runs matrix products (linear, matmul, bmm, baddbmm) and the LSTM
 // (mkldnn_rnn on the CPU, cuDNN on CUDA) in the reduced dtype; the blocks pick the dtype of
-// the rest deliberately: softmax in float32 (reduced_to_float), layer and group norms with
-// float32 statistics (their CPU kernels accumulate in float32 for bfloat16 inputs; CUDA's
-// autocast runs them in float32), and the model's outputs are handed back in float32.
+// the rest deliberately: softmax in float32 (softmax_in_float), the residual sums before each
+// layer and group norm and the norms themselves in float32 (reduced_to_float, as CUDA's
+// autocast runs layer_norm; LibTorch 1.13's CPU norms also refuse a bfloat16 input with float32
+// weights), and the model's outputs are handed back in float32.
 #pragma once
 
 #include <cstdint>

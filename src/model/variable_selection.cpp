@@ -226,7 +226,10 @@ torch::Tensor VariableSelectionNetworkImpl::grouped_variable_grns(const Embedded
   const torch::Tensor gated = at::glu(at::baddbmm(bg.unsqueeze(1), h, wg.transpose(1, 2)), -1);
   // LayerNorm per variable, each with its own scale and shift: a group norm over [rows,
   // n * hidden] with one group per variable, in the rows-major layout the weighted sum reads.
-  const torch::Tensor summed = (gated + joined(inputs)).transpose(0, 1).reshape({rows, -1});
+  // In float32 under mixed precision, as in GateAddNorm.
+  const torch::Tensor summed = (reduced_to_float(gated) + reduced_to_float(joined(inputs)))
+                                   .transpose(0, 1)
+                                   .reshape({rows, -1});
   return at::group_norm(summed, num_inputs_, norm_w.flatten(), norm_b.flatten(), eps)
       .view({rows, num_inputs_, hidden});
 }
