@@ -97,6 +97,13 @@ def main():
     rows += [("pytorch-forecasting", precision, peer[precision], strategy)
              for precision in ("32", reduced) for strategy in ("none", "naive")
              if strategy in peer[precision]["by_strategy"]]
+    # The machine's peak per dtype: the best of the products timed in our two runs (float32 is
+    # timed in both; a busy moment during one timing must not pass for the machine's limit).
+    best_peak = {}
+    for precision in ("32", reduced):
+        measured = [p[0] for p in (gemm_peak(ours32, precision), gemm_peak(ours_reduced, precision))
+                    if p]
+        best_peak[precision] = max(measured) if measured else None
     peer_peak_used = False
     for who, precision, run, strategy in rows:
         table = run["by_strategy"]
@@ -107,14 +114,13 @@ def main():
         step_flops = flops(r, run)
         if who == "tftrain":
             gflops = r.get("achieved_gflops_per_second")
-            fraction = r.get("peak_fraction")
             marker = ""
         else:
             gflops = step_flops / step / 1e9 if step_flops else None
-            peak = gemm_peak(ours[precision], precision)
-            fraction = gflops / peak[0] if gflops is not None and peak else None
             marker = "¹"
-            peer_peak_used = peer_peak_used or fraction is not None
+        peak = best_peak[precision]
+        fraction = gflops / peak if gflops is not None and peak else None
+        peer_peak_used = peer_peak_used or (who != "tftrain" and fraction is not None)
         grad = r.get("grad_max_abs_diff")
         print(f"| {who} `{strategy}` | {precision} | {1e3 * step:.1f} | {ratio(step / yardstick)} "
               f"| {ratio(step / same_precision)} "
@@ -124,9 +130,9 @@ def main():
               f"| {f'{grad:.3g}' if grad is not None else 'n/a'} |")
     print()
     if peer_peak_used:
-        print("¹ The peer's share of the GEMM peak: its FLOPs (`torch.utils.flop_counter` plus an "
-              "LSTM formula) per median step over the GEMM peak measured in tftrain's run at the "
-              "same precision; tftrain's rows are tft-bench's own `peak_fraction`.\n")
+        print("¹ The peer's FLOPs are `torch.utils.flop_counter`'s plus an LSTM formula. Every "
+              "row's share is its GFLOP/s over the best GEMM peak tft-bench measured at the row's "
+              "precision in these runs (below).\n")
 
     peaks = []
     fp32 = gemm_peak(ours32, "32")
@@ -158,9 +164,10 @@ def main():
                     (f"{reduced} `full` saves ≥ 88% of {reduced} `none`'s peak",
                      1 - ours_full["peak_activation_bytes"] / ours_none["peak_activation_bytes"],
                      0.88, "%", "ge")]
-    if ours32_none.get("peak_fraction") is not None:
+    if ours32_none.get("achieved_gflops_per_second") and best_peak["32"]:
         targets.append(("float32 `none` ≥ 60% of the float32 GEMM peak",
-                        ours32_none["peak_fraction"], 0.60, "%", "ge"))
+                        ours32_none["achieved_gflops_per_second"] / best_peak["32"], 0.60, "%",
+                        "ge"))
     print("Targets (tftrain):\n")
     for label, value, bound, unit, sense in targets:
         met = value <= bound if sense == "le" else value >= bound
