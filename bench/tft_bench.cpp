@@ -27,6 +27,7 @@
 #include "common/compute_threads.h"
 #include "common/error.h"
 #include "data/batch.h"
+#include "memory/block_cache.h"
 #include "memory/memory_meter.h"
 #include "model/precision.h"
 #include "model/quantile_loss.h"
@@ -233,6 +234,8 @@ int main(int argc, char** argv) {
     }
 
     memory::MemoryMeter meter(device);
+    // Steps reuse the blocks earlier steps freed, as they do in Trainer::train.
+    const memory::BlockCacheScope reuse_freed_blocks;
     std::printf(
         "tft-bench: %s on %s, precision %s, batch %lld, %zu units, %d threads, %d warm-up + "
         "%d steps each\n",

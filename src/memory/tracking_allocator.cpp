@@ -1,6 +1,7 @@
 #include "memory/tracking_allocator.h"
 
 #include "common/error.h"
+#include "memory/block_cache.h"
 #include "common/torch_compat.h"
 
 #include <c10/core/CPUAllocator.h>
@@ -13,23 +14,27 @@
 namespace tft::memory {
 namespace {
 
-// Each block starts with a header holding its size and its account (a reference that keeps
-// the account alive while the block lives), so freeing needs no lookup table. The header is one
-// alignment unit wide, so the data pointer keeps c10's 64-byte alignment.
+// Each block starts with a header holding the tensor's size, the block's (from the block cache
+// it may be larger) and its account (a reference that keeps the account alive while the block
+// lives), so freeing needs no lookup table. The header is one alignment unit wide, so the data
+// pointer keeps c10's 64-byte alignment.
 struct BlockHeader {
   std::size_t bytes;
+  std::size_t capacity;
   std::shared_ptr<CpuMemoryAccount> account;
 };
 constexpr std::size_t kHeaderBytes = 64;
 static_assert(kHeaderBytes >= sizeof(BlockHeader));
 
 // Counters of live and peak bytes; the process-wide set and every account use one of these.
-void add_bytes(std::atomic<std::int64_t>& current, std::atomic<std::int64_t>& peak_bytes,
-               std::int64_t bytes) {
+// Returns the new current count.
+std::int64_t add_bytes(std::atomic<std::int64_t>& current, std::atomic<std::int64_t>& peak_bytes,
+                       std::int64_t bytes) {
   const std::int64_t now = current.fetch_add(bytes, std::memory_order_relaxed) + bytes;
   std::int64_t peak = peak_bytes.load(std::memory_order_relaxed);
   while (now > peak && !peak_bytes.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }
+  return now;
 }
 
 std::atomic<std::int64_t> g_current{0};
@@ -37,15 +42,18 @@ std::atomic<std::int64_t> g_peak{0};
 std::atomic<std::int64_t> g_allocations{0};
 
 void count_allocation(std::int64_t bytes) {
-  add_bytes(g_current, g_peak, bytes);
+  set_live_high_water(add_bytes(g_current, g_peak, bytes));
   g_allocations.fetch_add(1, std::memory_order_relaxed);
 }
 
 class TrackingAllocator final : public c10::Allocator {
  public:
   c10::DataPtr allocate(std::size_t bytes) TFT_ALLOCATE_CONST override {
-    void* block = c10::alloc_cpu(bytes + kHeaderBytes);
-    auto* header = new (block) BlockHeader{bytes, ThreadSlot<CpuMemoryAccount>::current()};
+    std::size_t capacity = bytes + kHeaderBytes;
+    void* block = take_cached_block(capacity, &capacity);
+    if (block == nullptr) block = c10::alloc_cpu(capacity);
+    auto* header =
+        new (block) BlockHeader{bytes, capacity, ThreadSlot<CpuMemoryAccount>::current()};
     void* data = static_cast<char*>(block) + kHeaderBytes;
     count_allocation(static_cast<std::int64_t>(bytes));
     if (header->account) header->account->count_allocation(static_cast<std::int64_t>(bytes));
@@ -58,10 +66,11 @@ class TrackingAllocator final : public c10::Allocator {
     void* block = static_cast<char*>(data) - kHeaderBytes;
     auto* header = static_cast<BlockHeader*>(block);
     const auto bytes = static_cast<std::int64_t>(header->bytes);
+    const std::size_t capacity = header->capacity;
     g_current.fetch_sub(bytes, std::memory_order_relaxed);
     if (header->account) header->account->count_free(bytes);
     header->~BlockHeader();
-    c10::free_cpu(block);
+    if (!keep_cached_block(block, capacity)) c10::free_cpu(block);
   }
 
   c10::DeleterFnPtr raw_deleter() const override { return &deallocate; }

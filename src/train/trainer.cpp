@@ -10,6 +10,7 @@
 #include "common/compute_threads.h"
 #include "common/error.h"
 #include "data/batch.h"
+#include "memory/block_cache.h"
 #include "memory/memory_meter.h"
 #include "model/fake_quantizer.h"
 #include "train/atomic_file.h"
@@ -258,6 +259,7 @@ MemoryReport Trainer::memory_report() {
 
 TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
   const Isolation::Scope isolated(state_->isolation);
+  const memory::BlockCacheScope reuse_freed_blocks_while_training;
   ensure_directory(output_directory());
   return TrainingRun(*this, *state_, progress, cancel_requested_).run(resume);
 }

@@ -1,0 +1,159 @@
+// The CPU block cache behind the tracking allocator: freed large blocks come back for the
+// next tensor of their size, the byte counts stay exact, small blocks and poor fits are left
+// alone, the idle bytes stay bounded, and two threads can share it.
+#include "memory/block_cache.h"
+#include "memory/tracking_allocator.h"
+
+#include <torch/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "support/cmocka_cpp.h"  // last: see the header
+
+using namespace tft::memory;
+
+namespace {
+
+// Every test runs with the cache on (sanitizer builds start with it off) and empty, and puts
+// the setting back.
+bool g_enabled_before = false;
+std::optional<BlockCacheScope> g_scope;
+
+int enable_cache(void**) {
+  g_enabled_before = block_cache_enabled();
+  set_block_cache_enabled(true);
+  g_scope.emplace();
+  return 0;
+}
+
+int restore_cache(void**) {
+  g_scope.reset();  // the last scope releases the idle blocks
+  assert_int_equal(block_cache_counters().idle_blocks, 0);
+  set_block_cache_enabled(g_enabled_before);
+  return 0;
+}
+
+constexpr std::int64_t kMiB = 1 << 20;
+
+const void* data_of(std::int64_t bytes) { return torch::empty({bytes}, torch::kUInt8).data_ptr(); }
+
+}  // namespace
+
+TFT_TEST(a_freed_block_serves_the_next_tensor_of_its_size) {
+  CpuMemoryTrackingScope tracking;
+  const auto before = cpu_memory_counters();
+  const auto hits = block_cache_counters().hits;
+  const void* first = data_of(4 * kMiB);  // freed at once, and kept
+  assert_int_equal(block_cache_counters().idle_blocks, 1);
+  const void* second = data_of(4 * kMiB);
+  assert_ptr_equal(first, second);
+  assert_int_equal(block_cache_counters().hits, hits + 1);
+  // The tracked bytes are the tensors', not the cache's.
+  assert_int_equal(cpu_memory_counters().current_bytes, before.current_bytes);
+  {
+    auto held = torch::empty({4 * kMiB}, torch::kUInt8);
+    assert_int_equal(cpu_memory_counters().current_bytes - before.current_bytes, 4 * kMiB);
+    assert_int_equal(block_cache_counters().idle_blocks, 0);
+  }
+}
+
+TFT_TEST(small_blocks_and_poor_fits_are_left_alone) {
+  CpuMemoryTrackingScope tracking;
+  data_of(64 << 10);  // below kMinCachedBytes
+  assert_int_equal(block_cache_counters().idle_blocks, 0);
+  const void* large = data_of(8 * kMiB);
+  const auto misses = block_cache_counters().misses;
+  // Half the kept block would waste the other half: the request goes to the C library.
+  auto half = torch::empty({4 * kMiB}, torch::kUInt8);
+  assert_ptr_not_equal(half.data_ptr(), large);
+  assert_int_equal(block_cache_counters().misses, misses + 1);
+  assert_int_equal(block_cache_counters().idle_blocks, 1);
+  // A request up to an eighth smaller takes it.
+  auto near = torch::empty({8 * kMiB - kMiB / 2}, torch::kUInt8);
+  assert_ptr_equal(near.data_ptr(), large);
+}
+
+TFT_TEST(idle_bytes_stay_below_the_most_ever_live) {
+  CpuMemoryTrackingScope tracking;
+  // Each size a fifth below the last, so none fits another: each freed block is kept, and
+  // the oldest go back once the kept bytes would pass the bound (about 162 MiB here, while
+  // the sizes add up to 710 MiB).
+  double size = 144.0 * kMiB;
+  for (int i = 0; i < 20; ++i, size *= 0.8) {
+    data_of(static_cast<std::int64_t>(size));
+    const auto counters = block_cache_counters();
+    assert_true(counters.idle_bytes <= counters.limit_bytes);
+    assert_true(counters.limit_bytes >= 144 * kMiB);
+  }
+  assert_true(block_cache_counters().idle_blocks > 5);
+  assert_true(block_cache_counters().idle_blocks < 20);
+  release_cached_blocks();
+  assert_int_equal(block_cache_counters().idle_bytes, 0);
+  assert_int_equal(block_cache_counters().idle_blocks, 0);
+}
+
+TFT_TEST(nothing_is_kept_outside_a_scope) {
+  CpuMemoryTrackingScope tracking;
+  g_scope.reset();
+  data_of(2 * kMiB);
+  assert_int_equal(block_cache_counters().idle_blocks, 0);
+  {
+    BlockCacheScope outer;
+    BlockCacheScope inner;
+    data_of(2 * kMiB);
+    assert_int_equal(block_cache_counters().idle_blocks, 1);
+  }
+  assert_int_equal(block_cache_counters().idle_blocks, 0);
+  g_scope.emplace();
+}
+
+TFT_TEST(disabled_keeps_nothing) {
+  CpuMemoryTrackingScope tracking;
+  data_of(2 * kMiB);
+  assert_int_equal(block_cache_counters().idle_blocks, 1);
+  set_block_cache_enabled(false);
+  assert_int_equal(block_cache_counters().idle_blocks, 0);  // turning it off releases them
+  data_of(2 * kMiB);
+  assert_int_equal(block_cache_counters().idle_blocks, 0);
+  set_block_cache_enabled(true);
+}
+
+TFT_TEST(two_threads_share_it_without_mixing_blocks) {
+  CpuMemoryTrackingScope tracking;
+  const auto before = cpu_memory_counters().current_bytes;
+  // A block handed to both threads at once would show the other thread's value.
+  auto work = [](std::uint8_t value, bool* intact) {
+    for (int i = 0; i < 200; ++i) {
+      auto t = torch::full({(1 + i % 3) * kMiB}, value, torch::kUInt8);
+      *intact = *intact && t.eq(value).all().item<bool>();
+    }
+  };
+  bool other_intact = true;
+  bool this_intact = true;
+  std::thread other(work, std::uint8_t{7}, &other_intact);
+  work(std::uint8_t{9}, &this_intact);
+  other.join();
+  assert_true(other_intact);
+  assert_true(this_intact);
+  assert_int_equal(cpu_memory_counters().current_bytes, before);
+  assert_true(block_cache_counters().hits > 0);
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(a_freed_block_serves_the_next_tensor_of_its_size,
+                                      enable_cache, restore_cache),
+      cmocka_unit_test_setup_teardown(small_blocks_and_poor_fits_are_left_alone, enable_cache,
+                                      restore_cache),
+      cmocka_unit_test_setup_teardown(idle_bytes_stay_below_the_most_ever_live, enable_cache,
+                                      restore_cache),
+      cmocka_unit_test_setup_teardown(nothing_is_kept_outside_a_scope, enable_cache, restore_cache),
+      cmocka_unit_test_setup_teardown(disabled_keeps_nothing, enable_cache, restore_cache),
+      cmocka_unit_test_setup_teardown(two_threads_share_it_without_mixing_blocks, enable_cache,
+                                      restore_cache),
+  };
+  return cmocka_run_group_tests_name("block_cache", tests, nullptr, nullptr);
+}
