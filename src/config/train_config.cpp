@@ -35,7 +35,6 @@ bool valid_device(const std::string& device) {
 }
 
 std::optional<ConfigProblem> data_problem(const DataConfig& d) {
-  if (d.path.empty()) return problem("data.path", "required (the CSV or Parquet file to read)");
   if (d.format != "auto" && d.format != "csv" && d.format != "parquet") {
     return problem("data.format",
                    "unsupported format \"" + d.format + "\" (expected: auto, csv or parquet)");

@@ -125,6 +125,8 @@ bool is_derived_feature(const std::string& name);
 
 struct DataConfig {
   // The CSV or Parquet file. Relative paths in a YAML file resolve against the file's folder.
+  // Optional: data handed over in memory (an Arrow stream, data/arrow_data.h) needs none, and
+  // reading a file without one is a ConfigError naming data.path (data/data_file.h).
   std::string path;
   // auto (by the extension: .parquet and .pq are Parquet), csv or parquet (data/data_file.h).
   std::string format = "auto";

@@ -39,6 +39,11 @@ std::string arrow_version_in_build() {
 }
 
 std::unique_ptr<RowSource> open_data_file(const DataConfig& data) {
+  if (data.path.empty()) {
+    throw ConfigError(
+        "data.path: required to read the data from a file (the CSV or Parquet file); data "
+        "handed over in memory (an Arrow stream) needs none");
+  }
   if (data_file_format(data) == DataFileFormat::Csv) {
     return std::make_unique<CsvRowSource>(CsvReader::open(data.path, data.delimiter));
   }

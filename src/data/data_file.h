@@ -20,9 +20,9 @@ DataFileFormat data_file_format(const DataConfig& data);
 bool parquet_in_build();
 std::string arrow_version_in_build();
 
-// IoError when the file cannot be read; DataError when it is not what its format says (a
-// Parquet file's schema and footer are read here, a CSV's header). A Parquet file in a build
-// without Parquet is an UnsupportedError.
+// ConfigError "data.path: required ..." when data.path is empty. IoError when the file cannot be
+// read; DataError when it is not what its format says (a Parquet file's schema and footer are read
+// here, a CSV's header). A Parquet file in a build without Parquet is an UnsupportedError.
 std::unique_ptr<RowSource> open_data_file(const DataConfig& data);
 
 }  // namespace tft

@@ -103,7 +103,8 @@ struct SampleBuffers {
 
 class TimeSeriesDataset {
  public:
-  // Reads config.data.path (IoError when unreadable) and fits the transforms.
+  // Reads config.data.path (IoError when unreadable, ConfigError when empty) and fits the
+  // transforms.
   static TimeSeriesDataset load(const TrainConfig& config);
   // Reads config.data.path with transforms fitted before: nothing is refitted; categories
   // not known to an encoder map to 0; with per_series scaling every series must be known to
@@ -113,7 +114,8 @@ class TimeSeriesDataset {
   // `fitted` may be null (fit here).
   static TimeSeriesDataset from_reader(CsvReader reader, const TrainConfig& config,
                                        const DataTransforms* fitted = nullptr);
-  // The same from any source of rows (row_source.h): what the others come down to.
+  // The same from any source of rows (row_source.h): what the others come down to. An Arrow
+  // stream's rows (arrow_data.h) come this way; config.data.path is not used.
   static TimeSeriesDataset from_source(RowSource& source, const TrainConfig& config,
                                        const DataTransforms* fitted = nullptr);
 
@@ -129,6 +131,9 @@ class TimeSeriesDataset {
   // A time value as text: the integer, "2020-03-01" (Date), or a date-time as it was read:
   // "2020-03-01T14:30:00" when no time carried a zone, else in UTC, "2020-03-01T14:30:00Z".
   std::string format_time(std::int64_t value) const;
+  // Some date-time was read with a zone (Z, an offset, a zoned timestamp): format_time writes
+  // every date-time in UTC.
+  bool times_have_zone() const { return times_have_zone_; }
 
   const std::vector<Window>& training_windows() const { return training_windows_; }
   const std::vector<Window>& validation_windows() const { return validation_windows_; }

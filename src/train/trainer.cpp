@@ -174,11 +174,12 @@ ValidationMetrics Trainer::evaluate() {
 int Trainer::rank() const { return state_->parallel->rank(); }
 int Trainer::world_size() const { return state_->parallel->world_size(); }
 
-Predictions Trainer::predict() {
+Predictions Trainer::predict() { return predict(state_->dataset); }
+
+Predictions Trainer::predict(const TimeSeriesDataset& dataset) {
   TrainerState& state = *state_;
   const Isolation::Scope isolated(state.isolation);
-  return predict_forecasts(state.model, state.dataset, state.config.training.batch_size,
-                           state.device);
+  return predict_forecasts(state.model, dataset, state.config.training.batch_size, state.device);
 }
 
 void Trainer::save_model() const {

@@ -85,6 +85,9 @@ class Trainer {
   // Forecasts of the current weights for the validation windows and the windows after the
   // data, with the validation windows' interpretation (forecast.h).
   Predictions predict();
+  // The same for another dataset, loaded with this trainer's config and transforms
+  // (TimeSeriesDataset::from_source(source, config(), &dataset().transforms())).
+  Predictions predict(const TimeSeriesDataset& dataset);
 
   // Asks a running train() to stop at the next step boundary (CancelledError). Safe from any
   // thread, a signal handler included (one atomic store). A request made while no training

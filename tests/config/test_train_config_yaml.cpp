@@ -24,8 +24,9 @@ TFT_TEST(test_defaults) {
   assert_true(c.checkpoint == tft::CheckpointConfig::none());
   assert_string_equal(c.output.directory.c_str(), "output");
   assert_true(c.training.precision == tft::Precision::Float32);
-  // Required fields are empty by default: validate names the first.
-  TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError, "data.path: required");
+  // Required fields are empty by default: validate names the first (data.path is optional:
+  // data may come in memory).
+  TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError, "data.time_column: required");
 }
 
 TFT_TEST(test_minimal_loads_with_defaults_and_resolved_paths) {

@@ -23,6 +23,7 @@
 #include "train/saved_model.h"
 #include "train/trainer.h"
 
+#include "data/shop_case.h"
 #include "train/train_test_support.h"
 
 #include "support/cmocka_cpp.h"
@@ -37,27 +38,7 @@ fs::path cases() { return fs::path(TFT_PARQUET_CASES); }
 
 // shop.csv / shop.parquet: 6 series (store x item), 40 days each, nulls in price.
 TrainConfig shop_config(const std::string& extension) {
-  TrainConfig c;
-  c.data.path = (cases() / ("shop" + extension)).string();
-  c.data.time_column = "day";
-  c.data.group_columns = {"store", "item"};
-  c.data.target = "sales";
-  c.data.static_categoricals = {{"store", 0}, {"item", 0}};
-  c.data.known_reals = {"price", "promo", "relative_time_idx"};
-  c.data.known_categoricals = {{"day_of_week", 0}, {"month", 0}};
-  c.data.missing_values = tft::MissingValuePolicy::ForwardFill;
-  c.windows.encoder_length = 7;
-  c.windows.prediction_length = 3;
-  c.split.validation_fraction.reset();
-  c.split.validation_steps = 6;
-  c.model.hidden_size = 8;
-  c.model.attention_heads = 2;
-  c.training.epochs = 2;
-  c.training.batch_size = 16;
-  c.training.seed = 3;
-  c.training.threads = 1;
-  c.checkpoint = tft::CheckpointConfig::uniform(1);
-  return c;
+  return tft::testing::shop_config((cases() / ("shop" + extension)).string());
 }
 
 // hourly.csv / hourly.parquet: one series, the hour of day as a feature.
