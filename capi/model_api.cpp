@@ -1,4 +1,5 @@
 // tft_model_*: a saved model folder, loaded to forecast new data.
+#include "data_handle.h"
 #include "predictions_handle.h"
 
 #include <optional>
@@ -33,6 +34,18 @@ tft_status tft_model_predict(tft_model* model, const char* csv_path, tft_predict
   tft::SavedModel& saved = *live(model, __func__, "model")->saved;
   require(out, __func__, "out");
   const tft::TimeSeriesDataset dataset = saved.load_dataset(csv_path != nullptr ? csv_path : "");
+  *out = tft::capi::make_predictions(dataset, saved.predict(dataset),
+                                     saved.config().data.group_columns);
+  TFT_API_END
+}
+
+tft_status tft_model_predict_data(tft_model* model, const tft_data* data, tft_predictions** out) {
+  TFT_API_BEGIN
+  tft::SavedModel& saved = *live(model, __func__, "model")->saved;
+  live(data, __func__, "data");
+  require(out, __func__, "out");
+  const tft::TimeSeriesDataset dataset =
+      tft::capi::load_data(data, __func__, saved.config(), &saved.transforms());
   *out = tft::capi::make_predictions(dataset, saved.predict(dataset),
                                      saved.config().data.group_columns);
   TFT_API_END

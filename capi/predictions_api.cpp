@@ -15,13 +15,21 @@ tft_predictions* make_predictions(const TimeSeriesDataset& dataset, Predictions 
                                   const std::vector<std::string>& group_columns) {
   auto handle = std::make_unique<tft_predictions>();
   handle->csv = forecast_csv(dataset, predictions, group_columns);
-  for (const SeriesInfo& info : dataset.series()) {
+  for (std::size_t s = 0; s < dataset.series().size(); ++s) {
+    const SeriesInfo& info = dataset.series()[s];
     std::string name;
     for (std::size_t i = 0; i < info.group_values.size(); ++i) {
       name += (i > 0 ? "/" : "") + info.group_values[i];
     }
     handle->series_names.push_back(std::move(name));
+    handle->series_values.push_back(group_columns.empty()
+                                        ? std::vector<std::string>{series_label(dataset, s)}
+                                        : info.group_values);
   }
+  handle->series_columns =
+      group_columns.empty() ? std::vector<std::string>{"series"} : group_columns;
+  handle->time_kind = dataset.time_kind();
+  handle->times_have_zone = dataset.times_have_zone();
   handle->predictions = std::move(predictions);
   return publish(std::move(handle));
 }

@@ -1,4 +1,5 @@
 // tft_trainer_*: the Trainer behind a handle, its progress callback and its results.
+#include "data_handle.h"
 #include "handles.h"
 #include "predictions_handle.h"
 #include "report_handle.h"
@@ -66,8 +67,26 @@ tft_status tft_trainer_create(const tft_config* config, tft_trainer** out) {
   TFT_API_BEGIN
   const auto* source = live(config, __func__, "config");
   require(out, __func__, "out");
+  if (source->config.data.path.empty()) {
+    throw tft::ConfigError(std::string(__func__) +
+                           ": data.path is empty: name the data file in the config, or pass "
+                           "the data in memory with tft_trainer_create_from_data");
+  }
   auto handle = std::make_unique<tft_trainer>();
   handle->trainer = std::make_unique<tft::Trainer>(source->config);
+  *out = tft::capi::publish(std::move(handle));
+  TFT_API_END
+}
+
+tft_status tft_trainer_create_from_data(const tft_config* config, const tft_data* data,
+                                        tft_trainer** out) {
+  TFT_API_BEGIN
+  const auto* source = live(config, __func__, "config");
+  live(data, __func__, "data");
+  require(out, __func__, "out");
+  auto handle = std::make_unique<tft_trainer>();
+  handle->trainer = std::make_unique<tft::Trainer>(
+      source->config, tft::capi::load_data(data, __func__, source->config));
   *out = tft::capi::publish(std::move(handle));
   TFT_API_END
 }
@@ -131,6 +150,19 @@ tft_status tft_trainer_predict_csv(tft_trainer* trainer, const char* path) {
   const tft_status status = tft_predictions_write_csv(predictions, path);
   tft_predictions_free(predictions);
   return status;
+  TFT_API_END
+}
+
+tft_status tft_trainer_predict_data(tft_trainer* trainer, const tft_data* data,
+                                    tft_predictions** out) {
+  TFT_API_BEGIN
+  auto* handle = live(trainer, __func__, "trainer");
+  live(data, __func__, "data");
+  require(out, __func__, "out");
+  tft::Trainer& t = *handle->trainer;
+  const tft::TimeSeriesDataset dataset =
+      tft::capi::load_data(data, __func__, t.config(), &t.dataset().transforms());
+  *out = tft::capi::make_predictions(dataset, t.predict(dataset), t.config().data.group_columns);
   TFT_API_END
 }
 
