@@ -79,8 +79,8 @@ class ArrowRowSource : public RowSource {
   bool read_batch();
   std::int64_t timestamp_micros(std::int64_t value, int unit, std::size_t position,
                                 const std::string& column) const;
-  void fill(Cell& cell, const Column& column, const arrow::Array& array,
-            const arrow::Array* local, std::int64_t i, std::size_t position) const;
+  void fill(Cell& cell, const Column& column, const arrow::Array& array, const arrow::Array* local,
+            std::int64_t i, std::size_t position) const;
 
   std::string name_;
   std::string format_;

@@ -17,11 +17,11 @@
 
 typedef struct producer {
   int total_rows, rows_per_batch, next_row, batches_given;
-  int fail_schema;   /* get_schema fails */
-  int fail_batch;    /* get_next fails on this batch (0-based), -1: never */
-  int omit_y;        /* the schema lacks y */
-  int y_binary;      /* y is binary ("z"), not float64 */
-  int y_null_row;    /* this row's y is null, -1: none */
+  int fail_schema; /* get_schema fails */
+  int fail_batch;  /* get_next fails on this batch (0-based), -1: never */
+  int omit_y;      /* the schema lacks y */
+  int y_binary;    /* y is binary ("z"), not float64 */
+  int y_null_row;  /* this row's y is null, -1: none */
   int stream_releases, arrays_alive;
 } producer;
 

@@ -133,8 +133,8 @@ static void train_from_memory_like_from_csv(void** state) {
   assert_int_equal(forecasts.get_schema(&forecasts, &schema), 0);
   assert_int_equal(schema.n_children, 5 + (int64_t)quantiles + 1);
   {
-    const char* names[] = {"kind", "g", "origin", "time", "horizon", "q0.1", "q0.5", "q0.9",
-                           "actual"};
+    const char* names[] = {"kind", "g",    "origin", "time",  "horizon",
+                           "q0.1", "q0.5", "q0.9",   "actual"};
     const char* formats[] = {"u", "u", "l", "l", "l", "g", "g", "g", "g"};
     for (i = 0; i < 9; ++i) {
       assert_string_equal(schema.children[i]->name, names[i]);
@@ -226,12 +226,14 @@ static void bad_input_is_a_clear_error(void** state) {
 
   producer_init(&p);
   p.fail_schema = 1;
-  expect_stream_error(&p, TFT_ERROR_DATA, "arrow stream: cannot read the stream's schema: no "
-                                          "schema here");
+  expect_stream_error(&p, TFT_ERROR_DATA,
+                      "arrow stream: cannot read the stream's schema: no "
+                      "schema here");
   producer_init(&p);
   p.fail_batch = 2; /* rows 0-31 came in two batches */
-  expect_stream_error(&p, TFT_ERROR_DATA, "arrow stream: row 32: the stream failed: the cursor "
-                                          "died");
+  expect_stream_error(&p, TFT_ERROR_DATA,
+                      "arrow stream: row 32: the stream failed: the cursor "
+                      "died");
   producer_init(&p);
   p.total_rows = 0;
   expect_stream_error(&p, TFT_ERROR_DATA, "arrow stream: the stream holds no rows");

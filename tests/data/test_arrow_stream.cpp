@@ -105,8 +105,7 @@ ArrowArrayStream counted_stream(Counted& counted) {
 // Reads `table` through a C stream (batches of 7 rows, failing after `good_batches`): the data,
 // or the error's message; the stream was released exactly once, and marked released at once.
 std::shared_ptr<const tft::ArrowData> read_stream(std::shared_ptr<arrow::Table> table,
-                                                  int good_batches = -1,
-                                                  bool fail_schema = false) {
+                                                  int good_batches = -1, bool fail_schema = false) {
   Counted counted;
   counted.fail_schema = fail_schema;
   auto reader = std::make_shared<BatchesThenFailure>(std::move(table), 7, good_batches);
@@ -191,9 +190,9 @@ TFT_TEST(test_schema_and_type_faults_name_the_stream_and_column) {
   // price as binary: a type tftrain does not read, whatever the bytes say.
   arrow::BinaryBuilder binary;
   for (std::int64_t i = 0; i < table->num_rows(); ++i) assert_true(binary.Append("1.5").ok());
-  const auto as_binary = table->SetColumn(price, arrow::field("price", arrow::binary()),
-                                          std::make_shared<arrow::ChunkedArray>(
-                                              binary.Finish().ValueOrDie()));
+  const auto as_binary =
+      table->SetColumn(price, arrow::field("price", arrow::binary()),
+                       std::make_shared<arrow::ChunkedArray>(binary.Finish().ValueOrDie()));
   expect_error(as_binary.ValueOrDie(), config,
                "arrow stream: column 'price': the Arrow type binary is not supported");
   TrainConfig no_fill = config;
@@ -216,8 +215,8 @@ TFT_TEST(test_stream_faults_are_errors_and_release_once) {
                          "arrow stream: the stream holds no rows");
   // Released (or handed over once already) and NULL streams: nothing is called.
   ArrowArrayStream released{};
-  TFT_ASSERT_THROWS_WITH(tft::ArrowData::read(&released, "arrow stream"),
-                         tft::InvalidArgumentError, "the stream is released already");
+  TFT_ASSERT_THROWS_WITH(tft::ArrowData::read(&released, "arrow stream"), tft::InvalidArgumentError,
+                         "the stream is released already");
   TFT_ASSERT_THROWS_WITH(tft::ArrowData::read(nullptr, "arrow stream"), tft::InvalidArgumentError,
                          "the stream is NULL");
 }
