@@ -3,7 +3,7 @@
  * language adds a thin idiomatic layer on top.
  *
  *  - The opaque handles become classes with constructors, destructors and methods (%extend):
- *    CheckpointConfig, Config, Trainer, TrainReport, Predictions, Model. A method is named
+ *    CheckpointConfig, Config, Trainer, TrainReport, Predictions, Model, Data. A method is named
  *    after the C function it calls, its action in CamelCase (tft_checkpoint_config_get_summary
  *    is CheckpointConfig.GetSummary, tft_config_create_from_file the static
  *    Config.CreateFromFile); tft_T_create_from_yaml / _from_directory and tft_trainer_create
@@ -29,7 +29,8 @@
  *    Trainer.ClearProgress only (add a section like these two for them).
  *
  * The classes are in checkpoint_config.i, config.i (with the result structs), predictions.i
- * (with Model) and trainer.i (with TrainReport). Regenerate the checked-in code with
+ * (with Model), trainer.i (with TrainReport) and data.i (Data, and the calls that take or give
+ * Arrow streams). Regenerate the checked-in code with
  * bindings/swig/generate.sh.
  */
 %module tftrain
@@ -225,6 +226,7 @@ SWIGEXPORT void SWIGSTDCALL TftSwigRegisterRaise(tftswig_csharp_raise_fn fn) {
 %rename(Trainer) tft_trainer;
 %rename(Predictions) tft_predictions;
 %rename(Model) tft_model;
+%rename(Data) tft_data;
 %rename(Progress) tft_progress;
 %rename(Metrics) tft_metrics;
 %rename(MemoryReport) tft_memory_report;
@@ -261,6 +263,18 @@ SWIGEXPORT void SWIGSTDCALL TftSwigRegisterRaise(tftswig_csharp_raise_fn fn) {
 %newobject tft_predictions::GetActuals;
 %newobject tft_predictions::GetTimes;
 %newobject tft_model::Predict;
+%newobject tft_trainer::CreateFromData;
+%newobject tft_trainer::PredictData;
+%newobject tft_model::PredictData;
+
+/* The Arrow C Data Interface's structs and flags: filled and read by each language's own Arrow
+ * library, passed by address (data.i). */
+%ignore ArrowSchema;
+%ignore ArrowArray;
+%ignore ArrowArrayStream;
+%ignore ARROW_FLAG_DICTIONARY_ORDERED;
+%ignore ARROW_FLAG_NULLABLE;
+%ignore ARROW_FLAG_MAP_KEYS_SORTED;
 
 #if defined(SWIGCSHARP)
 /* The generated classes are internal: the public C# API is bindings/csharp/src. */
@@ -310,6 +324,7 @@ struct tft_config {};
 struct tft_trainer {};
 struct tft_predictions {};
 struct tft_model {};
+struct tft_data {};
 struct tft_train_report {};
 
 /* A tftswig_index_list is opaque to the languages: construct, Add, Count. */
@@ -384,3 +399,4 @@ const char* tftswig_last_error(void) { return tft_last_error(); }
 %include "config.i"
 %include "predictions.i"
 %include "trainer.i"
+%include "data.i"

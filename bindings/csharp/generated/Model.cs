@@ -68,6 +68,13 @@ internal class Model : global::System.IDisposable {
     return ret;
   }
 
+  public Predictions PredictData(Data data) {
+    global::System.IntPtr cPtr = tftrainPINVOKE.Model_PredictData(swigCPtr, Data.getCPtr(data));
+    Predictions ret = (cPtr == global::System.IntPtr.Zero) ? null : new Predictions(cPtr, true);
+    if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
+    return ret;
+  }
+
 }
 
 }

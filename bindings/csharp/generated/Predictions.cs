@@ -118,6 +118,11 @@ internal class Predictions : global::System.IDisposable {
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 
+  public void ToArrowStream(ulong stream_address) {
+    tftrainPINVOKE.Predictions_ToArrowStream(swigCPtr, stream_address);
+    if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
+  }
+
 }
 
 }

@@ -117,6 +117,20 @@ internal class Trainer : global::System.IDisposable {
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 
+  public static Trainer CreateFromData(Config config, Data data) {
+    global::System.IntPtr cPtr = tftrainPINVOKE.Trainer_CreateFromData(Config.getCPtr(config), Data.getCPtr(data));
+    Trainer ret = (cPtr == global::System.IntPtr.Zero) ? null : new Trainer(cPtr, true);
+    if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
+    return ret;
+  }
+
+  public Predictions PredictData(Data data) {
+    global::System.IntPtr cPtr = tftrainPINVOKE.Trainer_PredictData(swigCPtr, Data.getCPtr(data));
+    Predictions ret = (cPtr == global::System.IntPtr.Zero) ? null : new Predictions(cPtr, true);
+    if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
+    return ret;
+  }
+
 }
 
 }

@@ -475,6 +475,12 @@ class tftrainPINVOKE {
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Trainer_MeasureMemory___")]
   public static extern void Trainer_MeasureMemory(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
 
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Trainer_CreateFromData___")]
+  public static extern global::System.IntPtr Trainer_CreateFromData(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Trainer_PredictData___")]
+  public static extern global::System.IntPtr Trainer_PredictData(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
+
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_Predictions___")]
   public static extern void delete_Predictions(global::System.Runtime.InteropServices.HandleRef jarg1);
 
@@ -508,6 +514,9 @@ class tftrainPINVOKE {
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_WriteCsv___")]
   public static extern void Predictions_WriteCsv(global::System.Runtime.InteropServices.HandleRef jarg1, string jarg2);
 
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Predictions_ToArrowStream___")]
+  public static extern void Predictions_ToArrowStream(global::System.Runtime.InteropServices.HandleRef jarg1, ulong jarg2);
+
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_Model___")]
   public static extern global::System.IntPtr new_Model(string jarg1);
 
@@ -516,6 +525,18 @@ class tftrainPINVOKE {
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Model_Predict___")]
   public static extern global::System.IntPtr Model_Predict(global::System.Runtime.InteropServices.HandleRef jarg1, string jarg2);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Model_PredictData___")]
+  public static extern global::System.IntPtr Model_PredictData(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_Data___")]
+  public static extern global::System.IntPtr new_Data(ulong jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_Data___")]
+  public static extern void delete_Data(global::System.Runtime.InteropServices.HandleRef jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Data_GetNumRows___")]
+  public static extern long Data_GetNumRows(global::System.Runtime.InteropServices.HandleRef jarg1);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_TrainReport___")]
   public static extern void delete_TrainReport(global::System.Runtime.InteropServices.HandleRef jarg1);

@@ -569,6 +569,16 @@ SWIGINTERN void tft_trainer_MeasureMemory(struct tft_trainer *self,tft_memory_re
     if (out != NULL) out->struct_size = sizeof(tft_memory_report);
     tftswig_ok(tft_trainer_measure_memory(self, out));
   }
+SWIGINTERN tft_trainer *tft_trainer_CreateFromData(tft_config const *config,tft_data const *data){
+    tft_trainer* out = NULL;
+    tftswig_ok(tft_trainer_create_from_data(config, data, &out));
+    return out;
+  }
+SWIGINTERN tft_predictions *tft_trainer_PredictData(struct tft_trainer *self,tft_data const *data){
+    tft_predictions* out = NULL;
+    tftswig_ok(tft_trainer_predict_data(self, data, &out));
+    return out;
+  }
 SWIGINTERN void delete_tft_predictions(struct tft_predictions *self){ tft_predictions_free(self); }
 SWIGINTERN uint64_t tft_predictions_GetForecastCount(struct tft_predictions *self){
     size_t n = 0;
@@ -620,6 +630,10 @@ SWIGINTERN tftswig_int64_array *tft_predictions_GetTimes(struct tft_predictions 
     TFTSWIG_ARRAY(int64, int64_t, tft_predictions_get_times(self, items, count, &needed));
   }
 SWIGINTERN void tft_predictions_WriteCsv(struct tft_predictions *self,char const *path){ tftswig_ok(tft_predictions_write_csv(self, path)); }
+SWIGINTERN void tft_predictions_ToArrowStream(struct tft_predictions *self,uint64_t stream_address){
+    tftswig_ok(tft_predictions_to_arrow_stream(
+        self, (struct ArrowArrayStream*)(uintptr_t)stream_address));
+  }
 SWIGINTERN struct tft_model *new_tft_model(char const *directory){
     tft_model* out = NULL;
     tftswig_ok(tft_model_create_from_directory(directory, &out));
@@ -630,6 +644,23 @@ SWIGINTERN tft_predictions *tft_model_Predict(struct tft_model *self,char const 
     tft_predictions* out = NULL;
     tftswig_ok(tft_model_predict(self, (csv_path != NULL && csv_path[0] != '\0') ? csv_path : NULL, &out));
     return out;
+  }
+SWIGINTERN tft_predictions *tft_model_PredictData(struct tft_model *self,tft_data const *data){
+    tft_predictions* out = NULL;
+    tftswig_ok(tft_model_predict_data(self, data, &out));
+    return out;
+  }
+SWIGINTERN struct tft_data *new_tft_data(uint64_t stream_address){
+    tft_data* out = NULL;
+    tftswig_ok(tft_data_create_from_arrow_stream(
+        (struct ArrowArrayStream*)(uintptr_t)stream_address, &out));
+    return out;
+  }
+SWIGINTERN void delete_tft_data(struct tft_data *self){ tft_data_free(self); }
+SWIGINTERN int64_t tft_data_GetNumRows(struct tft_data *self){
+    int64_t n = 0;
+    tftswig_ok(tft_data_get_num_rows(self, &n));
+    return n;
   }
 SWIGINTERN void delete_tft_train_report(struct tft_train_report *self){ tft_train_report_free(self); }
 SWIGINTERN void tft_train_report_GetSummary(struct tft_train_report *self,tft_train_summary *out){
@@ -2074,6 +2105,48 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Trainer_MeasureMemory___(void * 
 }
 
 
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Trainer_CreateFromData___(void * jarg1, void * jarg2) {
+  void * jresult ;
+  tft_config *arg1 = (tft_config *) 0 ;
+  tft_data *arg2 = (tft_data *) 0 ;
+  tft_trainer *result = 0 ;
+  
+  arg1 = (tft_config *)jarg1; 
+  arg2 = (tft_data *)jarg2; 
+  
+  tftswig_status = TFT_OK;
+  result = (tft_trainer *)tft_trainer_CreateFromData((struct tft_config const *)arg1,(struct tft_data const *)arg2);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return 0;
+  }
+  
+  jresult = (void *)result; 
+  return jresult;
+}
+
+
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Trainer_PredictData___(void * jarg1, void * jarg2) {
+  void * jresult ;
+  struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
+  tft_data *arg2 = (tft_data *) 0 ;
+  tft_predictions *result = 0 ;
+  
+  arg1 = (struct tft_trainer *)jarg1; 
+  arg2 = (tft_data *)jarg2; 
+  
+  tftswig_status = TFT_OK;
+  result = (tft_predictions *)tft_trainer_PredictData(arg1,(struct tft_data const *)arg2);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return 0;
+  }
+  
+  jresult = (void *)result; 
+  return jresult;
+}
+
+
 SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_Predictions___(void * jarg1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   
@@ -2282,6 +2355,23 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_WriteCsv___(void * j
 }
 
 
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_Predictions_ToArrowStream___(void * jarg1, unsigned long long jarg2) {
+  struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = (struct tft_predictions *)jarg1; 
+  arg2 = (uint64_t)jarg2; 
+  
+  tftswig_status = TFT_OK;
+  tft_predictions_ToArrowStream(arg1,arg2);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return ;
+  }
+  
+}
+
+
 SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_new_Model___(char * jarg1) {
   void * jresult ;
   char *arg1 = (char *) 0 ;
@@ -2333,6 +2423,80 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Model_Predict___(void * jarg1,
   }
   
   jresult = (void *)result; 
+  return jresult;
+}
+
+
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_Model_PredictData___(void * jarg1, void * jarg2) {
+  void * jresult ;
+  struct tft_model *arg1 = (struct tft_model *) 0 ;
+  tft_data *arg2 = (tft_data *) 0 ;
+  tft_predictions *result = 0 ;
+  
+  arg1 = (struct tft_model *)jarg1; 
+  arg2 = (tft_data *)jarg2; 
+  
+  tftswig_status = TFT_OK;
+  result = (tft_predictions *)tft_model_PredictData(arg1,(struct tft_data const *)arg2);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return 0;
+  }
+  
+  jresult = (void *)result; 
+  return jresult;
+}
+
+
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_new_Data___(unsigned long long jarg1) {
+  void * jresult ;
+  uint64_t arg1 ;
+  struct tft_data *result = 0 ;
+  
+  arg1 = (uint64_t)jarg1; 
+  
+  tftswig_status = TFT_OK;
+  result = (struct tft_data *)new_tft_data(arg1);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return 0;
+  }
+  
+  jresult = (void *)result; 
+  return jresult;
+}
+
+
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_Data___(void * jarg1) {
+  struct tft_data *arg1 = (struct tft_data *) 0 ;
+  
+  arg1 = (struct tft_data *)jarg1; 
+  
+  tftswig_status = TFT_OK;
+  delete_tft_data(arg1);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return ;
+  }
+  
+}
+
+
+SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_Data_GetNumRows___(void * jarg1) {
+  long long jresult ;
+  struct tft_data *arg1 = (struct tft_data *) 0 ;
+  int64_t result;
+  
+  arg1 = (struct tft_data *)jarg1; 
+  
+  tftswig_status = TFT_OK;
+  result = (int64_t)tft_data_GetNumRows(arg1);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return 0;
+  }
+  
+  jresult = result; 
   return jresult;
 }
 

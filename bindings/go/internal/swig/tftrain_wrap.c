@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__swig_0a2483b69085985c(const char*);
+  void cgo_panic__swig_43b9cbb0eb4924ab(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__swig_0a2483b69085985c(p);
+  cgo_panic__swig_43b9cbb0eb4924ab(p);
 }
 
 
@@ -503,6 +503,16 @@ SWIGINTERN void tft_trainer_MeasureMemory(struct tft_trainer *self,tft_memory_re
     if (out != NULL) out->struct_size = sizeof(tft_memory_report);
     tftswig_ok(tft_trainer_measure_memory(self, out));
   }
+SWIGINTERN tft_trainer *tft_trainer_CreateFromData(tft_config const *config,tft_data const *data){
+    tft_trainer* out = NULL;
+    tftswig_ok(tft_trainer_create_from_data(config, data, &out));
+    return out;
+  }
+SWIGINTERN tft_predictions *tft_trainer_PredictData(struct tft_trainer *self,tft_data const *data){
+    tft_predictions* out = NULL;
+    tftswig_ok(tft_trainer_predict_data(self, data, &out));
+    return out;
+  }
 SWIGINTERN void delete_tft_predictions(struct tft_predictions *self){ tft_predictions_free(self); }
 SWIGINTERN uint64_t tft_predictions_GetForecastCount(struct tft_predictions *self){
     size_t n = 0;
@@ -554,6 +564,10 @@ SWIGINTERN tftswig_int64_array *tft_predictions_GetTimes(struct tft_predictions 
     TFTSWIG_ARRAY(int64, int64_t, tft_predictions_get_times(self, items, count, &needed));
   }
 SWIGINTERN void tft_predictions_WriteCsv(struct tft_predictions *self,char const *path){ tftswig_ok(tft_predictions_write_csv(self, path)); }
+SWIGINTERN void tft_predictions_ToArrowStream(struct tft_predictions *self,uint64_t stream_address){
+    tftswig_ok(tft_predictions_to_arrow_stream(
+        self, (struct ArrowArrayStream*)(uintptr_t)stream_address));
+  }
 SWIGINTERN struct tft_model *new_tft_model(char const *directory){
     tft_model* out = NULL;
     tftswig_ok(tft_model_create_from_directory(directory, &out));
@@ -564,6 +578,23 @@ SWIGINTERN tft_predictions *tft_model_Predict(struct tft_model *self,char const 
     tft_predictions* out = NULL;
     tftswig_ok(tft_model_predict(self, (csv_path != NULL && csv_path[0] != '\0') ? csv_path : NULL, &out));
     return out;
+  }
+SWIGINTERN tft_predictions *tft_model_PredictData(struct tft_model *self,tft_data const *data){
+    tft_predictions* out = NULL;
+    tftswig_ok(tft_model_predict_data(self, data, &out));
+    return out;
+  }
+SWIGINTERN struct tft_data *new_tft_data(uint64_t stream_address){
+    tft_data* out = NULL;
+    tftswig_ok(tft_data_create_from_arrow_stream(
+        (struct ArrowArrayStream*)(uintptr_t)stream_address, &out));
+    return out;
+  }
+SWIGINTERN void delete_tft_data(struct tft_data *self){ tft_data_free(self); }
+SWIGINTERN int64_t tft_data_GetNumRows(struct tft_data *self){
+    int64_t n = 0;
+    tftswig_ok(tft_data_get_num_rows(self, &n));
+    return n;
   }
 SWIGINTERN void delete_tft_train_report(struct tft_train_report *self){ tft_train_report_free(self); }
 SWIGINTERN void tft_train_report_GetSummary(struct tft_train_report *self,tft_train_summary *out){
@@ -624,7 +655,7 @@ const char* tftswig_last_error(void) { return tft_last_error(); }
 extern "C" {
 #endif
 
-void _wrap_Swig_free_swig_0a2483b69085985c(void *_swig_go_0) {
+void _wrap_Swig_free_swig_43b9cbb0eb4924ab(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -634,7 +665,7 @@ void _wrap_Swig_free_swig_0a2483b69085985c(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_swig_0a2483b69085985c(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_swig_43b9cbb0eb4924ab(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -647,7 +678,7 @@ void *_wrap_Swig_malloc_swig_0a2483b69085985c(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_TFT_OK_swig_0a2483b69085985c() {
+intgo _wrap_TFT_OK_swig_43b9cbb0eb4924ab() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -663,7 +694,7 @@ intgo _wrap_TFT_OK_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_0a2483b69085985c() {
+intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_43b9cbb0eb4924ab() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -679,7 +710,7 @@ intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_ERROR_CONFIG_swig_0a2483b69085985c() {
+intgo _wrap_TFT_ERROR_CONFIG_swig_43b9cbb0eb4924ab() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -695,7 +726,7 @@ intgo _wrap_TFT_ERROR_CONFIG_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_ERROR_DATA_swig_0a2483b69085985c() {
+intgo _wrap_TFT_ERROR_DATA_swig_43b9cbb0eb4924ab() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -711,7 +742,7 @@ intgo _wrap_TFT_ERROR_DATA_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_ERROR_IO_swig_0a2483b69085985c() {
+intgo _wrap_TFT_ERROR_IO_swig_43b9cbb0eb4924ab() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -727,7 +758,7 @@ intgo _wrap_TFT_ERROR_IO_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_ERROR_NUMERICAL_swig_0a2483b69085985c() {
+intgo _wrap_TFT_ERROR_NUMERICAL_swig_43b9cbb0eb4924ab() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -743,7 +774,7 @@ intgo _wrap_TFT_ERROR_NUMERICAL_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_ERROR_CANCELLED_swig_0a2483b69085985c() {
+intgo _wrap_TFT_ERROR_CANCELLED_swig_43b9cbb0eb4924ab() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -759,7 +790,7 @@ intgo _wrap_TFT_ERROR_CANCELLED_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_0a2483b69085985c() {
+intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_43b9cbb0eb4924ab() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -775,7 +806,7 @@ intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_ERROR_INTERNAL_swig_0a2483b69085985c() {
+intgo _wrap_TFT_ERROR_INTERNAL_swig_43b9cbb0eb4924ab() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -791,7 +822,7 @@ intgo _wrap_TFT_ERROR_INTERNAL_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_0a2483b69085985c() {
+intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_43b9cbb0eb4924ab() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -807,7 +838,7 @@ intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_0a2483b69085985c() {
+intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_43b9cbb0eb4924ab() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -823,7 +854,7 @@ intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_NONE_swig_0a2483b69085985c() {
+intgo _wrap_TFT_CHECKPOINT_NONE_swig_43b9cbb0eb4924ab() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -839,7 +870,7 @@ intgo _wrap_TFT_CHECKPOINT_NONE_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_0a2483b69085985c() {
+intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_43b9cbb0eb4924ab() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -855,7 +886,7 @@ intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_0a2483b69085985c() {
+intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_43b9cbb0eb4924ab() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -871,7 +902,7 @@ intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_0a2483b69085985c() {
+intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_43b9cbb0eb4924ab() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -887,7 +918,7 @@ intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_0a2483b69085985c() {
 }
 
 
-double _wrap_Metrics_loss_get_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_loss_get_swig_43b9cbb0eb4924ab(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -900,7 +931,7 @@ double _wrap_Metrics_loss_get_swig_0a2483b69085985c(struct tft_metrics *_swig_go
 }
 
 
-double _wrap_Metrics_q_risk_p50_get_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_q_risk_p50_get_swig_43b9cbb0eb4924ab(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -913,7 +944,7 @@ double _wrap_Metrics_q_risk_p50_get_swig_0a2483b69085985c(struct tft_metrics *_s
 }
 
 
-double _wrap_Metrics_q_risk_p90_get_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_q_risk_p90_get_swig_43b9cbb0eb4924ab(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -926,7 +957,7 @@ double _wrap_Metrics_q_risk_p90_get_swig_0a2483b69085985c(struct tft_metrics *_s
 }
 
 
-double _wrap_Metrics_mae_p50_get_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_mae_p50_get_swig_43b9cbb0eb4924ab(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -939,7 +970,7 @@ double _wrap_Metrics_mae_p50_get_swig_0a2483b69085985c(struct tft_metrics *_swig
 }
 
 
-long long _wrap_Metrics_windows_get_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
+long long _wrap_Metrics_windows_get_swig_43b9cbb0eb4924ab(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -952,7 +983,7 @@ long long _wrap_Metrics_windows_get_swig_0a2483b69085985c(struct tft_metrics *_s
 }
 
 
-struct tft_metrics *_wrap_new_Metrics_swig_0a2483b69085985c() {
+struct tft_metrics *_wrap_new_Metrics_swig_43b9cbb0eb4924ab() {
   struct tft_metrics *result = 0 ;
   struct tft_metrics *_swig_go_result;
   
@@ -967,7 +998,7 @@ struct tft_metrics *_wrap_new_Metrics_swig_0a2483b69085985c() {
 }
 
 
-void _wrap_delete_Metrics_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) {
+void _wrap_delete_Metrics_swig_43b9cbb0eb4924ab(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   
   arg1 = *(struct tft_metrics **)&_swig_go_0; 
@@ -981,7 +1012,7 @@ void _wrap_delete_Metrics_swig_0a2483b69085985c(struct tft_metrics *_swig_go_0) 
 }
 
 
-long long _wrap_ForecastInfo_series_get_swig_0a2483b69085985c(struct tft_forecast_info *_swig_go_0) {
+long long _wrap_ForecastInfo_series_get_swig_43b9cbb0eb4924ab(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -994,7 +1025,7 @@ long long _wrap_ForecastInfo_series_get_swig_0a2483b69085985c(struct tft_forecas
 }
 
 
-long long _wrap_ForecastInfo_origin_get_swig_0a2483b69085985c(struct tft_forecast_info *_swig_go_0) {
+long long _wrap_ForecastInfo_origin_get_swig_43b9cbb0eb4924ab(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1007,7 +1038,7 @@ long long _wrap_ForecastInfo_origin_get_swig_0a2483b69085985c(struct tft_forecas
 }
 
 
-intgo _wrap_ForecastInfo_is_future_get_swig_0a2483b69085985c(struct tft_forecast_info *_swig_go_0) {
+intgo _wrap_ForecastInfo_is_future_get_swig_43b9cbb0eb4924ab(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1020,7 +1051,7 @@ intgo _wrap_ForecastInfo_is_future_get_swig_0a2483b69085985c(struct tft_forecast
 }
 
 
-struct tft_forecast_info *_wrap_new_ForecastInfo_swig_0a2483b69085985c() {
+struct tft_forecast_info *_wrap_new_ForecastInfo_swig_43b9cbb0eb4924ab() {
   struct tft_forecast_info *result = 0 ;
   struct tft_forecast_info *_swig_go_result;
   
@@ -1035,7 +1066,7 @@ struct tft_forecast_info *_wrap_new_ForecastInfo_swig_0a2483b69085985c() {
 }
 
 
-void _wrap_delete_ForecastInfo_swig_0a2483b69085985c(struct tft_forecast_info *_swig_go_0) {
+void _wrap_delete_ForecastInfo_swig_43b9cbb0eb4924ab(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   
   arg1 = *(struct tft_forecast_info **)&_swig_go_0; 
@@ -1049,7 +1080,7 @@ void _wrap_delete_ForecastInfo_swig_0a2483b69085985c(struct tft_forecast_info *_
 }
 
 
-intgo _wrap_TFT_PROGRESS_STEP_swig_0a2483b69085985c() {
+intgo _wrap_TFT_PROGRESS_STEP_swig_43b9cbb0eb4924ab() {
   enum tft_progress_kind result;
   intgo _swig_go_result;
   
@@ -1065,7 +1096,7 @@ intgo _wrap_TFT_PROGRESS_STEP_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_TFT_PROGRESS_EPOCH_swig_0a2483b69085985c() {
+intgo _wrap_TFT_PROGRESS_EPOCH_swig_43b9cbb0eb4924ab() {
   enum tft_progress_kind result;
   intgo _swig_go_result;
   
@@ -1081,7 +1112,7 @@ intgo _wrap_TFT_PROGRESS_EPOCH_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_Progress_kind_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
+intgo _wrap_Progress_kind_get_swig_43b9cbb0eb4924ab(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   tft_progress_kind result;
   intgo _swig_go_result;
@@ -1094,7 +1125,7 @@ intgo _wrap_Progress_kind_get_swig_0a2483b69085985c(struct tft_progress *_swig_g
 }
 
 
-long long _wrap_Progress_epoch_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_epoch_get_swig_43b9cbb0eb4924ab(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1107,7 +1138,7 @@ long long _wrap_Progress_epoch_get_swig_0a2483b69085985c(struct tft_progress *_s
 }
 
 
-long long _wrap_Progress_epochs_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_epochs_get_swig_43b9cbb0eb4924ab(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1120,7 +1151,7 @@ long long _wrap_Progress_epochs_get_swig_0a2483b69085985c(struct tft_progress *_
 }
 
 
-long long _wrap_Progress_step_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_step_get_swig_43b9cbb0eb4924ab(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1133,7 +1164,7 @@ long long _wrap_Progress_step_get_swig_0a2483b69085985c(struct tft_progress *_sw
 }
 
 
-long long _wrap_Progress_steps_per_epoch_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_steps_per_epoch_get_swig_43b9cbb0eb4924ab(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1146,7 +1177,7 @@ long long _wrap_Progress_steps_per_epoch_get_swig_0a2483b69085985c(struct tft_pr
 }
 
 
-double _wrap_Progress_train_loss_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_train_loss_get_swig_43b9cbb0eb4924ab(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1159,7 +1190,7 @@ double _wrap_Progress_train_loss_get_swig_0a2483b69085985c(struct tft_progress *
 }
 
 
-double _wrap_Progress_validation_loss_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_validation_loss_get_swig_43b9cbb0eb4924ab(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1172,7 +1203,7 @@ double _wrap_Progress_validation_loss_get_swig_0a2483b69085985c(struct tft_progr
 }
 
 
-double _wrap_Progress_samples_per_second_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_samples_per_second_get_swig_43b9cbb0eb4924ab(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1185,7 +1216,7 @@ double _wrap_Progress_samples_per_second_get_swig_0a2483b69085985c(struct tft_pr
 }
 
 
-long long _wrap_Progress_peak_activation_bytes_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_peak_activation_bytes_get_swig_43b9cbb0eb4924ab(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1198,7 +1229,7 @@ long long _wrap_Progress_peak_activation_bytes_get_swig_0a2483b69085985c(struct 
 }
 
 
-double _wrap_Progress_learning_rate_get_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_learning_rate_get_swig_43b9cbb0eb4924ab(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1211,7 +1242,7 @@ double _wrap_Progress_learning_rate_get_swig_0a2483b69085985c(struct tft_progres
 }
 
 
-struct tft_progress *_wrap_new_Progress_swig_0a2483b69085985c() {
+struct tft_progress *_wrap_new_Progress_swig_43b9cbb0eb4924ab() {
   struct tft_progress *result = 0 ;
   struct tft_progress *_swig_go_result;
   
@@ -1226,7 +1257,7 @@ struct tft_progress *_wrap_new_Progress_swig_0a2483b69085985c() {
 }
 
 
-void _wrap_delete_Progress_swig_0a2483b69085985c(struct tft_progress *_swig_go_0) {
+void _wrap_delete_Progress_swig_43b9cbb0eb4924ab(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   
   arg1 = *(struct tft_progress **)&_swig_go_0; 
@@ -1240,7 +1271,7 @@ void _wrap_delete_Progress_swig_0a2483b69085985c(struct tft_progress *_swig_go_0
 }
 
 
-long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_43b9cbb0eb4924ab(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1253,7 +1284,7 @@ long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_0a2483b69085985c(s
 }
 
 
-long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_43b9cbb0eb4924ab(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1266,7 +1297,7 @@ long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_0a2483b69085985c(stru
 }
 
 
-double _wrap_MemoryReport_measured_savings_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_measured_savings_get_swig_43b9cbb0eb4924ab(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1279,7 +1310,7 @@ double _wrap_MemoryReport_measured_savings_get_swig_0a2483b69085985c(struct tft_
 }
 
 
-double _wrap_MemoryReport_predicted_savings_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_predicted_savings_get_swig_43b9cbb0eb4924ab(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1292,7 +1323,7 @@ double _wrap_MemoryReport_predicted_savings_get_swig_0a2483b69085985c(struct tft
 }
 
 
-double _wrap_MemoryReport_predicted_compute_overhead_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_predicted_compute_overhead_get_swig_43b9cbb0eb4924ab(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1305,7 +1336,7 @@ double _wrap_MemoryReport_predicted_compute_overhead_get_swig_0a2483b69085985c(s
 }
 
 
-long long _wrap_MemoryReport_num_units_get_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_num_units_get_swig_43b9cbb0eb4924ab(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1318,7 +1349,7 @@ long long _wrap_MemoryReport_num_units_get_swig_0a2483b69085985c(struct tft_memo
 }
 
 
-struct tft_memory_report *_wrap_new_MemoryReport_swig_0a2483b69085985c() {
+struct tft_memory_report *_wrap_new_MemoryReport_swig_43b9cbb0eb4924ab() {
   struct tft_memory_report *result = 0 ;
   struct tft_memory_report *_swig_go_result;
   
@@ -1333,7 +1364,7 @@ struct tft_memory_report *_wrap_new_MemoryReport_swig_0a2483b69085985c() {
 }
 
 
-void _wrap_delete_MemoryReport_swig_0a2483b69085985c(struct tft_memory_report *_swig_go_0) {
+void _wrap_delete_MemoryReport_swig_43b9cbb0eb4924ab(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   
   arg1 = *(struct tft_memory_report **)&_swig_go_0; 
@@ -1347,7 +1378,7 @@ void _wrap_delete_MemoryReport_swig_0a2483b69085985c(struct tft_memory_report *_
 }
 
 
-long long _wrap_TrainSummary_epochs_run_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_epochs_run_get_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1360,7 +1391,7 @@ long long _wrap_TrainSummary_epochs_run_get_swig_0a2483b69085985c(struct tft_tra
 }
 
 
-long long _wrap_TrainSummary_best_epoch_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_best_epoch_get_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1373,7 +1404,7 @@ long long _wrap_TrainSummary_best_epoch_get_swig_0a2483b69085985c(struct tft_tra
 }
 
 
-long long _wrap_TrainSummary_resumed_from_epoch_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_resumed_from_epoch_get_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1386,7 +1417,7 @@ long long _wrap_TrainSummary_resumed_from_epoch_get_swig_0a2483b69085985c(struct
 }
 
 
-intgo _wrap_TrainSummary_early_stopped_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+intgo _wrap_TrainSummary_early_stopped_get_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1399,7 +1430,7 @@ intgo _wrap_TrainSummary_early_stopped_get_swig_0a2483b69085985c(struct tft_trai
 }
 
 
-double _wrap_TrainSummary_initial_validation_loss_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_initial_validation_loss_get_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1412,7 +1443,7 @@ double _wrap_TrainSummary_initial_validation_loss_get_swig_0a2483b69085985c(stru
 }
 
 
-double _wrap_TrainSummary_best_validation_loss_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_best_validation_loss_get_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1425,7 +1456,7 @@ double _wrap_TrainSummary_best_validation_loss_get_swig_0a2483b69085985c(struct 
 }
 
 
-double _wrap_TrainSummary_final_validation_loss_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_final_validation_loss_get_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1438,7 +1469,7 @@ double _wrap_TrainSummary_final_validation_loss_get_swig_0a2483b69085985c(struct
 }
 
 
-double _wrap_TrainSummary_final_train_loss_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_final_train_loss_get_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1451,7 +1482,7 @@ double _wrap_TrainSummary_final_train_loss_get_swig_0a2483b69085985c(struct tft_
 }
 
 
-double _wrap_TrainSummary_train_seconds_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_train_seconds_get_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1464,7 +1495,7 @@ double _wrap_TrainSummary_train_seconds_get_swig_0a2483b69085985c(struct tft_tra
 }
 
 
-double _wrap_TrainSummary_samples_per_second_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_samples_per_second_get_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1477,7 +1508,7 @@ double _wrap_TrainSummary_samples_per_second_get_swig_0a2483b69085985c(struct tf
 }
 
 
-long long _wrap_TrainSummary_peak_activation_bytes_get_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_peak_activation_bytes_get_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1490,7 +1521,7 @@ long long _wrap_TrainSummary_peak_activation_bytes_get_swig_0a2483b69085985c(str
 }
 
 
-struct tft_train_summary *_wrap_new_TrainSummary_swig_0a2483b69085985c() {
+struct tft_train_summary *_wrap_new_TrainSummary_swig_43b9cbb0eb4924ab() {
   struct tft_train_summary *result = 0 ;
   struct tft_train_summary *_swig_go_result;
   
@@ -1505,7 +1536,7 @@ struct tft_train_summary *_wrap_new_TrainSummary_swig_0a2483b69085985c() {
 }
 
 
-void _wrap_delete_TrainSummary_swig_0a2483b69085985c(struct tft_train_summary *_swig_go_0) {
+void _wrap_delete_TrainSummary_swig_43b9cbb0eb4924ab(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   
   arg1 = *(struct tft_train_summary **)&_swig_go_0; 
@@ -1519,7 +1550,7 @@ void _wrap_delete_TrainSummary_swig_0a2483b69085985c(struct tft_train_summary *_
 }
 
 
-struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_0a2483b69085985c() {
+struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_43b9cbb0eb4924ab() {
   struct tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
   
@@ -1534,7 +1565,7 @@ struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_0a2483b69085985c()
 }
 
 
-void _wrap_delete_CheckpointConfig_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
+void _wrap_delete_CheckpointConfig_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   
   arg1 = *(struct tft_checkpoint_config **)&_swig_go_0; 
@@ -1548,7 +1579,7 @@ void _wrap_delete_CheckpointConfig_swig_0a2483b69085985c(struct tft_checkpoint_c
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateUniform_swig_0a2483b69085985c(long long _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateUniform_swig_43b9cbb0eb4924ab(long long _swig_go_0) {
   uint64_t arg1 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1565,7 +1596,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateUniform_swig_0a2483b6
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateSelective_swig_0a2483b69085985c(struct tftswig_index_list *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateSelective_swig_43b9cbb0eb4924ab(struct tftswig_index_list *_swig_go_0) {
   tftswig_index_list *arg1 = (tftswig_index_list *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1582,7 +1613,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateSelective_swig_0a2483
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateDynamic_swig_0a2483b69085985c(long long _swig_go_0, double _swig_go_1) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateDynamic_swig_43b9cbb0eb4924ab(long long _swig_go_0, double _swig_go_1) {
   uint64_t arg1 ;
   double arg2 ;
   tft_checkpoint_config *result = 0 ;
@@ -1601,7 +1632,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateDynamic_swig_0a2483b6
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromYaml_swig_0a2483b69085985c(_gostring_ _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromYaml_swig_43b9cbb0eb4924ab(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1623,7 +1654,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromYaml_swig_0a2483b
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromJson_swig_0a2483b69085985c(_gostring_ _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromJson_swig_43b9cbb0eb4924ab(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1645,7 +1676,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromJson_swig_0a2483b
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1662,7 +1693,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_0a2483b69085985c
 }
 
 
-void _wrap_CheckpointConfig_SetCheckpointAttention_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
+void _wrap_CheckpointConfig_SetCheckpointAttention_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool arg2 ;
   
@@ -1678,7 +1709,7 @@ void _wrap_CheckpointConfig_SetCheckpointAttention_swig_0a2483b69085985c(struct 
 }
 
 
-void _wrap_CheckpointConfig_SetCheckpointFfn_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
+void _wrap_CheckpointConfig_SetCheckpointFfn_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool arg2 ;
   
@@ -1694,7 +1725,7 @@ void _wrap_CheckpointConfig_SetCheckpointFfn_swig_0a2483b69085985c(struct tft_ch
 }
 
 
-void _wrap_CheckpointConfig_SetMinInterval_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_CheckpointConfig_SetMinInterval_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   
@@ -1710,7 +1741,7 @@ void _wrap_CheckpointConfig_SetMinInterval_swig_0a2483b69085985c(struct tft_chec
 }
 
 
-intgo _wrap_CheckpointConfig_GetStrategy_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
+intgo _wrap_CheckpointConfig_GetStrategy_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1727,7 +1758,7 @@ intgo _wrap_CheckpointConfig_GetStrategy_swig_0a2483b69085985c(struct tft_checkp
 }
 
 
-bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
+bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool result;
   bool _swig_go_result;
@@ -1744,7 +1775,7 @@ bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_0a2483b69085985c(struct 
 }
 
 
-bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
+bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool result;
   bool _swig_go_result;
@@ -1761,7 +1792,7 @@ bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_0a2483b69085985c(struct tft_ch
 }
 
 
-long long _wrap_CheckpointConfig_GetMinInterval_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
+long long _wrap_CheckpointConfig_GetMinInterval_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1778,7 +1809,7 @@ long long _wrap_CheckpointConfig_GetMinInterval_swig_0a2483b69085985c(struct tft
 }
 
 
-bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   bool result;
@@ -1797,7 +1828,7 @@ bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_0a2483b69085985c(struct tft
 }
 
 
-double _wrap_CheckpointConfig_GetMemorySavings_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+double _wrap_CheckpointConfig_GetMemorySavings_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -1816,7 +1847,7 @@ double _wrap_CheckpointConfig_GetMemorySavings_swig_0a2483b69085985c(struct tft_
 }
 
 
-double _wrap_CheckpointConfig_GetComputeOverhead_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+double _wrap_CheckpointConfig_GetComputeOverhead_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -1835,7 +1866,7 @@ double _wrap_CheckpointConfig_GetComputeOverhead_swig_0a2483b69085985c(struct tf
 }
 
 
-void _wrap_CheckpointConfig_Validate_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
+void _wrap_CheckpointConfig_Validate_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   
   arg1 = *(struct tft_checkpoint_config **)&_swig_go_0; 
@@ -1849,7 +1880,7 @@ void _wrap_CheckpointConfig_Validate_swig_0a2483b69085985c(struct tft_checkpoint
 }
 
 
-_gostring_ _wrap_CheckpointConfig_GetSummary_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_GetSummary_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1867,7 +1898,7 @@ _gostring_ _wrap_CheckpointConfig_GetSummary_swig_0a2483b69085985c(struct tft_ch
 }
 
 
-_gostring_ _wrap_CheckpointConfig_ToYaml_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_ToYaml_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1885,7 +1916,7 @@ _gostring_ _wrap_CheckpointConfig_ToYaml_swig_0a2483b69085985c(struct tft_checkp
 }
 
 
-_gostring_ _wrap_CheckpointConfig_ToJson_swig_0a2483b69085985c(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_ToJson_swig_43b9cbb0eb4924ab(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1903,7 +1934,7 @@ _gostring_ _wrap_CheckpointConfig_ToJson_swig_0a2483b69085985c(struct tft_checkp
 }
 
 
-struct tft_config *_wrap_new_Config_swig_0a2483b69085985c(_gostring_ _swig_go_0) {
+struct tft_config *_wrap_new_Config_swig_43b9cbb0eb4924ab(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   struct tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -1925,7 +1956,7 @@ struct tft_config *_wrap_new_Config_swig_0a2483b69085985c(_gostring_ _swig_go_0)
 }
 
 
-void _wrap_delete_Config_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
+void _wrap_delete_Config_swig_43b9cbb0eb4924ab(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   
   arg1 = *(struct tft_config **)&_swig_go_0; 
@@ -1939,7 +1970,7 @@ void _wrap_delete_Config_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
 }
 
 
-struct tft_config *_wrap_Config_CreateFromFile_swig_0a2483b69085985c(_gostring_ _swig_go_0) {
+struct tft_config *_wrap_Config_CreateFromFile_swig_43b9cbb0eb4924ab(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -1961,7 +1992,7 @@ struct tft_config *_wrap_Config_CreateFromFile_swig_0a2483b69085985c(_gostring_ 
 }
 
 
-struct tft_config *_wrap_Config_Clone_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
+struct tft_config *_wrap_Config_Clone_swig_43b9cbb0eb4924ab(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -1978,7 +2009,7 @@ struct tft_config *_wrap_Config_Clone_swig_0a2483b69085985c(struct tft_config *_
 }
 
 
-_gostring_ _wrap_Config_GetValue_swig_0a2483b69085985c(struct tft_config *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_Config_GetValue_swig_43b9cbb0eb4924ab(struct tft_config *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *arg2 = (char *) 0 ;
   char *result = 0 ;
@@ -2003,7 +2034,7 @@ _gostring_ _wrap_Config_GetValue_swig_0a2483b69085985c(struct tft_config *_swig_
 }
 
 
-void _wrap_Config_SetValue_swig_0a2483b69085985c(struct tft_config *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+void _wrap_Config_SetValue_swig_43b9cbb0eb4924ab(struct tft_config *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2031,7 +2062,7 @@ void _wrap_Config_SetValue_swig_0a2483b69085985c(struct tft_config *_swig_go_0, 
 }
 
 
-void _wrap_Config_SetCheckpoint_swig_0a2483b69085985c(struct tft_config *_swig_go_0, struct tft_checkpoint_config *_swig_go_1) {
+void _wrap_Config_SetCheckpoint_swig_43b9cbb0eb4924ab(struct tft_config *_swig_go_0, struct tft_checkpoint_config *_swig_go_1) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_checkpoint_config *arg2 = (tft_checkpoint_config *) 0 ;
   
@@ -2047,7 +2078,7 @@ void _wrap_Config_SetCheckpoint_swig_0a2483b69085985c(struct tft_config *_swig_g
 }
 
 
-struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_43b9cbb0eb4924ab(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -2064,7 +2095,7 @@ struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_0a2483b69085985c(s
 }
 
 
-void _wrap_Config_Validate_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
+void _wrap_Config_Validate_swig_43b9cbb0eb4924ab(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   
   arg1 = *(struct tft_config **)&_swig_go_0; 
@@ -2078,7 +2109,7 @@ void _wrap_Config_Validate_swig_0a2483b69085985c(struct tft_config *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_Config_ToYaml_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
+_gostring_ _wrap_Config_ToYaml_swig_43b9cbb0eb4924ab(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2096,7 +2127,7 @@ _gostring_ _wrap_Config_ToYaml_swig_0a2483b69085985c(struct tft_config *_swig_go
 }
 
 
-struct tft_trainer *_wrap_new_Trainer_swig_0a2483b69085985c(struct tft_config *_swig_go_0) {
+struct tft_trainer *_wrap_new_Trainer_swig_43b9cbb0eb4924ab(struct tft_config *_swig_go_0) {
   tft_config *arg1 = (tft_config *) 0 ;
   struct tft_trainer *result = 0 ;
   struct tft_trainer *_swig_go_result;
@@ -2113,7 +2144,7 @@ struct tft_trainer *_wrap_new_Trainer_swig_0a2483b69085985c(struct tft_config *_
 }
 
 
-void _wrap_delete_Trainer_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
+void _wrap_delete_Trainer_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2127,7 +2158,7 @@ void _wrap_delete_Trainer_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) 
 }
 
 
-void _wrap_Trainer_ClearProgress_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
+void _wrap_Trainer_ClearProgress_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2141,7 +2172,7 @@ void _wrap_Trainer_ClearProgress_swig_0a2483b69085985c(struct tft_trainer *_swig
 }
 
 
-void _wrap_Trainer_SetProgressHandle_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0, long long _swig_go_1) {
+void _wrap_Trainer_SetProgressHandle_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0, long long _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   uint64_t arg2 ;
   
@@ -2157,7 +2188,7 @@ void _wrap_Trainer_SetProgressHandle_swig_0a2483b69085985c(struct tft_trainer *_
 }
 
 
-struct tft_train_report *_wrap_Trainer_Train_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
+struct tft_train_report *_wrap_Trainer_Train_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_train_report *result = 0 ;
   struct tft_train_report *_swig_go_result;
@@ -2174,7 +2205,7 @@ struct tft_train_report *_wrap_Trainer_Train_swig_0a2483b69085985c(struct tft_tr
 }
 
 
-struct tft_train_report *_wrap_Trainer_Resume_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
+struct tft_train_report *_wrap_Trainer_Resume_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_train_report *result = 0 ;
   struct tft_train_report *_swig_go_result;
@@ -2191,7 +2222,7 @@ struct tft_train_report *_wrap_Trainer_Resume_swig_0a2483b69085985c(struct tft_t
 }
 
 
-void _wrap_Trainer_Cancel_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
+void _wrap_Trainer_Cancel_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2205,7 +2236,7 @@ void _wrap_Trainer_Cancel_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) 
 }
 
 
-void _wrap_Trainer_Evaluate_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0, struct tft_metrics *_swig_go_1) {
+void _wrap_Trainer_Evaluate_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0, struct tft_metrics *_swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_metrics *arg2 = (tft_metrics *) 0 ;
   
@@ -2221,7 +2252,7 @@ void _wrap_Trainer_Evaluate_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0
 }
 
 
-struct tft_predictions *_wrap_Trainer_Predict_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0) {
+struct tft_predictions *_wrap_Trainer_Predict_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_predictions *result = 0 ;
   struct tft_predictions *_swig_go_result;
@@ -2238,7 +2269,7 @@ struct tft_predictions *_wrap_Trainer_Predict_swig_0a2483b69085985c(struct tft_t
 }
 
 
-void _wrap_Trainer_PredictCsv_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Trainer_PredictCsv_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2259,7 +2290,7 @@ void _wrap_Trainer_PredictCsv_swig_0a2483b69085985c(struct tft_trainer *_swig_go
 }
 
 
-void _wrap_Trainer_Save_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Trainer_Save_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2280,7 +2311,7 @@ void _wrap_Trainer_Save_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0, _g
 }
 
 
-void _wrap_Trainer_MeasureMemory_swig_0a2483b69085985c(struct tft_trainer *_swig_go_0, struct tft_memory_report *_swig_go_1) {
+void _wrap_Trainer_MeasureMemory_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0, struct tft_memory_report *_swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_memory_report *arg2 = (tft_memory_report *) 0 ;
   
@@ -2296,7 +2327,45 @@ void _wrap_Trainer_MeasureMemory_swig_0a2483b69085985c(struct tft_trainer *_swig
 }
 
 
-void _wrap_delete_Predictions_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
+struct tft_trainer *_wrap_Trainer_CreateFromData_swig_43b9cbb0eb4924ab(struct tft_config *_swig_go_0, struct tft_data *_swig_go_1) {
+  tft_config *arg1 = (tft_config *) 0 ;
+  tft_data *arg2 = (tft_data *) 0 ;
+  tft_trainer *result = 0 ;
+  struct tft_trainer *_swig_go_result;
+  
+  arg1 = *(tft_config **)&_swig_go_0; 
+  arg2 = *(tft_data **)&_swig_go_1; 
+  
+  
+  tftswig_status = TFT_OK;
+  result = (tft_trainer *)tft_trainer_CreateFromData((struct tft_config const *)arg1,(struct tft_data const *)arg2);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  *(tft_trainer **)&_swig_go_result = (tft_trainer *)result; 
+  return _swig_go_result;
+}
+
+
+struct tft_predictions *_wrap_Trainer_PredictData_swig_43b9cbb0eb4924ab(struct tft_trainer *_swig_go_0, struct tft_data *_swig_go_1) {
+  struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
+  tft_data *arg2 = (tft_data *) 0 ;
+  tft_predictions *result = 0 ;
+  struct tft_predictions *_swig_go_result;
+  
+  arg1 = *(struct tft_trainer **)&_swig_go_0; 
+  arg2 = *(tft_data **)&_swig_go_1; 
+  
+  
+  tftswig_status = TFT_OK;
+  result = (tft_predictions *)tft_trainer_PredictData(arg1,(struct tft_data const *)arg2);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  *(tft_predictions **)&_swig_go_result = (tft_predictions *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_delete_Predictions_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   
   arg1 = *(struct tft_predictions **)&_swig_go_0; 
@@ -2310,7 +2379,7 @@ void _wrap_delete_Predictions_swig_0a2483b69085985c(struct tft_predictions *_swi
 }
 
 
-long long _wrap_Predictions_GetForecastCount_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetForecastCount_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2327,7 +2396,7 @@ long long _wrap_Predictions_GetForecastCount_swig_0a2483b69085985c(struct tft_pr
 }
 
 
-long long _wrap_Predictions_GetHorizon_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetHorizon_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2344,7 +2413,7 @@ long long _wrap_Predictions_GetHorizon_swig_0a2483b69085985c(struct tft_predicti
 }
 
 
-long long _wrap_Predictions_GetQuantileCount_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetQuantileCount_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2361,7 +2430,7 @@ long long _wrap_Predictions_GetQuantileCount_swig_0a2483b69085985c(struct tft_pr
 }
 
 
-double _wrap_Predictions_GetQuantile_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
+double _wrap_Predictions_GetQuantile_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -2380,7 +2449,7 @@ double _wrap_Predictions_GetQuantile_swig_0a2483b69085985c(struct tft_prediction
 }
 
 
-void _wrap_Predictions_GetForecastInfo_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0, long long _swig_go_1, struct tft_forecast_info *_swig_go_2) {
+void _wrap_Predictions_GetForecastInfo_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0, long long _swig_go_1, struct tft_forecast_info *_swig_go_2) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   tft_forecast_info *arg3 = (tft_forecast_info *) 0 ;
@@ -2398,7 +2467,7 @@ void _wrap_Predictions_GetForecastInfo_swig_0a2483b69085985c(struct tft_predicti
 }
 
 
-_gostring_ _wrap_Predictions_GetSeriesName_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_Predictions_GetSeriesName_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -2418,7 +2487,7 @@ _gostring_ _wrap_Predictions_GetSeriesName_swig_0a2483b69085985c(struct tft_pred
 }
 
 
-struct tftswig_float_array *_wrap_Predictions_GetValues_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
+struct tftswig_float_array *_wrap_Predictions_GetValues_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_float_array *result = 0 ;
   struct tftswig_float_array *_swig_go_result;
@@ -2435,7 +2504,7 @@ struct tftswig_float_array *_wrap_Predictions_GetValues_swig_0a2483b69085985c(st
 }
 
 
-struct tftswig_float_array *_wrap_Predictions_GetActuals_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
+struct tftswig_float_array *_wrap_Predictions_GetActuals_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_float_array *result = 0 ;
   struct tftswig_float_array *_swig_go_result;
@@ -2452,7 +2521,7 @@ struct tftswig_float_array *_wrap_Predictions_GetActuals_swig_0a2483b69085985c(s
 }
 
 
-struct tftswig_int64_array *_wrap_Predictions_GetTimes_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0) {
+struct tftswig_int64_array *_wrap_Predictions_GetTimes_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_int64_array *result = 0 ;
   struct tftswig_int64_array *_swig_go_result;
@@ -2469,7 +2538,7 @@ struct tftswig_int64_array *_wrap_Predictions_GetTimes_swig_0a2483b69085985c(str
 }
 
 
-void _wrap_Predictions_WriteCsv_swig_0a2483b69085985c(struct tft_predictions *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Predictions_WriteCsv_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2490,7 +2559,23 @@ void _wrap_Predictions_WriteCsv_swig_0a2483b69085985c(struct tft_predictions *_s
 }
 
 
-struct tft_model *_wrap_new_Model_swig_0a2483b69085985c(_gostring_ _swig_go_0) {
+void _wrap_Predictions_ToArrowStream_swig_43b9cbb0eb4924ab(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
+  struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
+  uint64_t arg2 ;
+  
+  arg1 = *(struct tft_predictions **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  
+  tftswig_status = TFT_OK;
+  tft_predictions_ToArrowStream(arg1,arg2);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  
+}
+
+
+struct tft_model *_wrap_new_Model_swig_43b9cbb0eb4924ab(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   struct tft_model *result = 0 ;
   struct tft_model *_swig_go_result;
@@ -2512,7 +2597,7 @@ struct tft_model *_wrap_new_Model_swig_0a2483b69085985c(_gostring_ _swig_go_0) {
 }
 
 
-void _wrap_delete_Model_swig_0a2483b69085985c(struct tft_model *_swig_go_0) {
+void _wrap_delete_Model_swig_43b9cbb0eb4924ab(struct tft_model *_swig_go_0) {
   struct tft_model *arg1 = (struct tft_model *) 0 ;
   
   arg1 = *(struct tft_model **)&_swig_go_0; 
@@ -2526,7 +2611,7 @@ void _wrap_delete_Model_swig_0a2483b69085985c(struct tft_model *_swig_go_0) {
 }
 
 
-struct tft_predictions *_wrap_Model_Predict_swig_0a2483b69085985c(struct tft_model *_swig_go_0, _gostring_ _swig_go_1) {
+struct tft_predictions *_wrap_Model_Predict_swig_43b9cbb0eb4924ab(struct tft_model *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_model *arg1 = (struct tft_model *) 0 ;
   char *arg2 = (char *) 0 ;
   tft_predictions *result = 0 ;
@@ -2550,7 +2635,74 @@ struct tft_predictions *_wrap_Model_Predict_swig_0a2483b69085985c(struct tft_mod
 }
 
 
-void _wrap_delete_TrainReport_swig_0a2483b69085985c(struct tft_train_report *_swig_go_0) {
+struct tft_predictions *_wrap_Model_PredictData_swig_43b9cbb0eb4924ab(struct tft_model *_swig_go_0, struct tft_data *_swig_go_1) {
+  struct tft_model *arg1 = (struct tft_model *) 0 ;
+  tft_data *arg2 = (tft_data *) 0 ;
+  tft_predictions *result = 0 ;
+  struct tft_predictions *_swig_go_result;
+  
+  arg1 = *(struct tft_model **)&_swig_go_0; 
+  arg2 = *(tft_data **)&_swig_go_1; 
+  
+  
+  tftswig_status = TFT_OK;
+  result = (tft_predictions *)tft_model_PredictData(arg1,(struct tft_data const *)arg2);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  *(tft_predictions **)&_swig_go_result = (tft_predictions *)result; 
+  return _swig_go_result;
+}
+
+
+struct tft_data *_wrap_new_Data_swig_43b9cbb0eb4924ab(long long _swig_go_0) {
+  uint64_t arg1 ;
+  struct tft_data *result = 0 ;
+  struct tft_data *_swig_go_result;
+  
+  arg1 = (uint64_t)_swig_go_0; 
+  
+  
+  tftswig_status = TFT_OK;
+  result = (struct tft_data *)new_tft_data(arg1);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  *(struct tft_data **)&_swig_go_result = (struct tft_data *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_delete_Data_swig_43b9cbb0eb4924ab(struct tft_data *_swig_go_0) {
+  struct tft_data *arg1 = (struct tft_data *) 0 ;
+  
+  arg1 = *(struct tft_data **)&_swig_go_0; 
+  
+  
+  tftswig_status = TFT_OK;
+  delete_tft_data(arg1);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  
+}
+
+
+long long _wrap_Data_GetNumRows_swig_43b9cbb0eb4924ab(struct tft_data *_swig_go_0) {
+  struct tft_data *arg1 = (struct tft_data *) 0 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct tft_data **)&_swig_go_0; 
+  
+  
+  tftswig_status = TFT_OK;
+  result = (int64_t)tft_data_GetNumRows(arg1);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_delete_TrainReport_swig_43b9cbb0eb4924ab(struct tft_train_report *_swig_go_0) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   
   arg1 = *(struct tft_train_report **)&_swig_go_0; 
@@ -2564,7 +2716,7 @@ void _wrap_delete_TrainReport_swig_0a2483b69085985c(struct tft_train_report *_sw
 }
 
 
-void _wrap_TrainReport_GetSummary_swig_0a2483b69085985c(struct tft_train_report *_swig_go_0, struct tft_train_summary *_swig_go_1) {
+void _wrap_TrainReport_GetSummary_swig_43b9cbb0eb4924ab(struct tft_train_report *_swig_go_0, struct tft_train_summary *_swig_go_1) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   tft_train_summary *arg2 = (tft_train_summary *) 0 ;
   
@@ -2580,7 +2732,7 @@ void _wrap_TrainReport_GetSummary_swig_0a2483b69085985c(struct tft_train_report 
 }
 
 
-void _wrap_TrainReport_GetValidation_swig_0a2483b69085985c(struct tft_train_report *_swig_go_0, struct tft_metrics *_swig_go_1) {
+void _wrap_TrainReport_GetValidation_swig_43b9cbb0eb4924ab(struct tft_train_report *_swig_go_0, struct tft_metrics *_swig_go_1) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   tft_metrics *arg2 = (tft_metrics *) 0 ;
   
@@ -2596,7 +2748,7 @@ void _wrap_TrainReport_GetValidation_swig_0a2483b69085985c(struct tft_train_repo
 }
 
 
-void _wrap_TrainReport_GetMemory_swig_0a2483b69085985c(struct tft_train_report *_swig_go_0, struct tft_memory_report *_swig_go_1) {
+void _wrap_TrainReport_GetMemory_swig_43b9cbb0eb4924ab(struct tft_train_report *_swig_go_0, struct tft_memory_report *_swig_go_1) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   tft_memory_report *arg2 = (tft_memory_report *) 0 ;
   
@@ -2612,7 +2764,7 @@ void _wrap_TrainReport_GetMemory_swig_0a2483b69085985c(struct tft_train_report *
 }
 
 
-struct tftswig_index_list *_wrap_new_IndexList_swig_0a2483b69085985c() {
+struct tftswig_index_list *_wrap_new_IndexList_swig_43b9cbb0eb4924ab() {
   struct tftswig_index_list *result = 0 ;
   struct tftswig_index_list *_swig_go_result;
   
@@ -2627,7 +2779,7 @@ struct tftswig_index_list *_wrap_new_IndexList_swig_0a2483b69085985c() {
 }
 
 
-void _wrap_delete_IndexList_swig_0a2483b69085985c(struct tftswig_index_list *_swig_go_0) {
+void _wrap_delete_IndexList_swig_43b9cbb0eb4924ab(struct tftswig_index_list *_swig_go_0) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   
   arg1 = *(struct tftswig_index_list **)&_swig_go_0; 
@@ -2641,7 +2793,7 @@ void _wrap_delete_IndexList_swig_0a2483b69085985c(struct tftswig_index_list *_sw
 }
 
 
-void _wrap_IndexList_Add_swig_0a2483b69085985c(struct tftswig_index_list *_swig_go_0, long long _swig_go_1) {
+void _wrap_IndexList_Add_swig_43b9cbb0eb4924ab(struct tftswig_index_list *_swig_go_0, long long _swig_go_1) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   uint64_t arg2 ;
   
@@ -2657,7 +2809,7 @@ void _wrap_IndexList_Add_swig_0a2483b69085985c(struct tftswig_index_list *_swig_
 }
 
 
-long long _wrap_IndexList_Count_swig_0a2483b69085985c(struct tftswig_index_list *_swig_go_0) {
+long long _wrap_IndexList_Count_swig_43b9cbb0eb4924ab(struct tftswig_index_list *_swig_go_0) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2674,7 +2826,7 @@ long long _wrap_IndexList_Count_swig_0a2483b69085985c(struct tftswig_index_list 
 }
 
 
-void _wrap_delete_FloatArray_swig_0a2483b69085985c(struct tftswig_float_array *_swig_go_0) {
+void _wrap_delete_FloatArray_swig_43b9cbb0eb4924ab(struct tftswig_float_array *_swig_go_0) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   
   arg1 = *(struct tftswig_float_array **)&_swig_go_0; 
@@ -2688,7 +2840,7 @@ void _wrap_delete_FloatArray_swig_0a2483b69085985c(struct tftswig_float_array *_
 }
 
 
-long long _wrap_FloatArray_Count_swig_0a2483b69085985c(struct tftswig_float_array *_swig_go_0) {
+long long _wrap_FloatArray_Count_swig_43b9cbb0eb4924ab(struct tftswig_float_array *_swig_go_0) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2705,7 +2857,7 @@ long long _wrap_FloatArray_Count_swig_0a2483b69085985c(struct tftswig_float_arra
 }
 
 
-float _wrap_FloatArray_Get_swig_0a2483b69085985c(struct tftswig_float_array *_swig_go_0, long long _swig_go_1) {
+float _wrap_FloatArray_Get_swig_43b9cbb0eb4924ab(struct tftswig_float_array *_swig_go_0, long long _swig_go_1) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   uint64_t arg2 ;
   float result;
@@ -2724,7 +2876,7 @@ float _wrap_FloatArray_Get_swig_0a2483b69085985c(struct tftswig_float_array *_sw
 }
 
 
-void _wrap_delete_Int64Array_swig_0a2483b69085985c(struct tftswig_int64_array *_swig_go_0) {
+void _wrap_delete_Int64Array_swig_43b9cbb0eb4924ab(struct tftswig_int64_array *_swig_go_0) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   
   arg1 = *(struct tftswig_int64_array **)&_swig_go_0; 
@@ -2738,7 +2890,7 @@ void _wrap_delete_Int64Array_swig_0a2483b69085985c(struct tftswig_int64_array *_
 }
 
 
-long long _wrap_Int64Array_Count_swig_0a2483b69085985c(struct tftswig_int64_array *_swig_go_0) {
+long long _wrap_Int64Array_Count_swig_43b9cbb0eb4924ab(struct tftswig_int64_array *_swig_go_0) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2755,7 +2907,7 @@ long long _wrap_Int64Array_Count_swig_0a2483b69085985c(struct tftswig_int64_arra
 }
 
 
-long long _wrap_Int64Array_Get_swig_0a2483b69085985c(struct tftswig_int64_array *_swig_go_0, long long _swig_go_1) {
+long long _wrap_Int64Array_Get_swig_43b9cbb0eb4924ab(struct tftswig_int64_array *_swig_go_0, long long _swig_go_1) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   uint64_t arg2 ;
   int64_t result;
@@ -2774,7 +2926,7 @@ long long _wrap_Int64Array_Get_swig_0a2483b69085985c(struct tftswig_int64_array 
 }
 
 
-_gostring_ _wrap_VersionString_swig_0a2483b69085985c() {
+_gostring_ _wrap_VersionString_swig_43b9cbb0eb4924ab() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2789,7 +2941,7 @@ _gostring_ _wrap_VersionString_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_VersionMajor_swig_0a2483b69085985c() {
+intgo _wrap_VersionMajor_swig_43b9cbb0eb4924ab() {
   int result;
   intgo _swig_go_result;
   
@@ -2804,7 +2956,7 @@ intgo _wrap_VersionMajor_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_VersionMinor_swig_0a2483b69085985c() {
+intgo _wrap_VersionMinor_swig_43b9cbb0eb4924ab() {
   int result;
   intgo _swig_go_result;
   
@@ -2819,7 +2971,7 @@ intgo _wrap_VersionMinor_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_VersionPatch_swig_0a2483b69085985c() {
+intgo _wrap_VersionPatch_swig_43b9cbb0eb4924ab() {
   int result;
   intgo _swig_go_result;
   
@@ -2834,7 +2986,7 @@ intgo _wrap_VersionPatch_swig_0a2483b69085985c() {
 }
 
 
-intgo _wrap_ApiVersion_swig_0a2483b69085985c() {
+intgo _wrap_ApiVersion_swig_43b9cbb0eb4924ab() {
   int result;
   intgo _swig_go_result;
   
@@ -2849,7 +3001,7 @@ intgo _wrap_ApiVersion_swig_0a2483b69085985c() {
 }
 
 
-_gostring_ _wrap_StatusName_swig_0a2483b69085985c(intgo _swig_go_0) {
+_gostring_ _wrap_StatusName_swig_43b9cbb0eb4924ab(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2866,7 +3018,7 @@ _gostring_ _wrap_StatusName_swig_0a2483b69085985c(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_LastError_swig_0a2483b69085985c() {
+_gostring_ _wrap_LastError_swig_43b9cbb0eb4924ab() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
