@@ -76,6 +76,20 @@ if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.vers
   "$venv/bin/pip" install -q --no-deps "pyarrow==$arrow_version" >&2
 fi
 
+# The Rust binding's and runner's crates.io crates (arrow-rs, for data in memory), at the
+# versions their Cargo.lock files pin, into Cargo's cache: the build and ctest run cargo
+# --offline --locked.
+cargo_bin="$(command -v cargo || echo "$HOME/.cargo/bin/cargo")"
+if [ -x "$cargo_bin" ]; then
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  for manifest in "$root/bindings/rust/Cargo.toml" "$root/examples/rust/Cargo.toml"; do
+    if ! "$cargo_bin" fetch --locked --offline --manifest-path "$manifest" >/dev/null 2>&1; then
+      echo "setup-deps: fetching the crates of $manifest from crates.io" >&2
+      "$cargo_bin" fetch --locked --manifest-path "$manifest" >&2
+    fi
+  done
+fi
+
 [ "$torch_source" = wheel ] || exit 0
 
 version="${TFT_TORCH_WHEEL_VERSION:-2.15.0}"

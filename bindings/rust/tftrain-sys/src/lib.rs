@@ -3,12 +3,21 @@
 //! also fails the build when this crate's version is not the library's). Every function is
 //! `unsafe`; see the header for ownership, errors and threading. The safe wrapper is the
 //! `tftrain` crate.
+//!
+//! The Arrow C Data Interface structs (`ArrowSchema`, `ArrowArray`, `ArrowArrayStream`) are
+//! declared here from the spec, `#[repr(C)]`, so this crate depends on no Arrow
+//! implementation: a host passes a pointer to its own stream struct (arrow-rs's
+//! `FFI_ArrowArrayStream`, nanoarrow's, polars'), which has the same layout, cast to
+//! `*mut ArrowArrayStream`.
 #![allow(non_camel_case_types)]
 
 use std::ffi::{c_char, c_int, c_void};
 use std::marker::{PhantomData, PhantomPinned};
 
 include!(concat!(env!("OUT_DIR"), "/version.rs"));
+
+mod arrow;
+pub use arrow::{ArrowArray, ArrowArrayStream, ArrowSchema};
 
 /// `tft_status`: 0 or a negative error category (a C enum, passed as int).
 pub type tft_status = c_int;
@@ -49,7 +58,8 @@ opaque!(
     tft_predictions,
     tft_trainer,
     tft_train_report,
-    tft_model
+    tft_model,
+    tft_data
 );
 
 #[repr(C)]
@@ -307,9 +317,26 @@ unsafe extern "C" {
         predictions: *const tft_predictions,
         path: *const c_char,
     ) -> tft_status;
+    pub fn tft_predictions_to_arrow_stream(
+        predictions: *const tft_predictions,
+        out: *mut ArrowArrayStream,
+    ) -> tft_status;
+
+    // Data in memory
+    pub fn tft_data_create_from_arrow_stream(
+        stream: *mut ArrowArrayStream,
+        out: *mut *mut tft_data,
+    ) -> tft_status;
+    pub fn tft_data_free(data: *mut tft_data);
+    pub fn tft_data_get_num_rows(data: *const tft_data, out: *mut i64) -> tft_status;
 
     // Trainer
     pub fn tft_trainer_create(config: *const tft_config, out: *mut *mut tft_trainer) -> tft_status;
+    pub fn tft_trainer_create_from_data(
+        config: *const tft_config,
+        data: *const tft_data,
+        out: *mut *mut tft_trainer,
+    ) -> tft_status;
     pub fn tft_trainer_free(trainer: *mut tft_trainer);
     pub fn tft_trainer_set_progress_callback(
         trainer: *mut tft_trainer,
@@ -331,6 +358,11 @@ unsafe extern "C" {
         out: *mut *mut tft_predictions,
     ) -> tft_status;
     pub fn tft_trainer_predict_csv(trainer: *mut tft_trainer, path: *const c_char) -> tft_status;
+    pub fn tft_trainer_predict_data(
+        trainer: *mut tft_trainer,
+        data: *const tft_data,
+        out: *mut *mut tft_predictions,
+    ) -> tft_status;
     pub fn tft_trainer_save(trainer: *mut tft_trainer, directory: *const c_char) -> tft_status;
     pub fn tft_trainer_measure_memory(
         trainer: *mut tft_trainer,
@@ -363,6 +395,11 @@ unsafe extern "C" {
         csv_path: *const c_char,
         out: *mut *mut tft_predictions,
     ) -> tft_status;
+    pub fn tft_model_predict_data(
+        model: *mut tft_model,
+        data: *const tft_data,
+        out: *mut *mut tft_predictions,
+    ) -> tft_status;
 }
 
 #[cfg(test)]
@@ -390,6 +427,13 @@ mod tests {
         assert_eq!(offset_of!(tft_train_summary, initial_validation_loss), 40);
         assert_eq!(offset_of!(tft_train_summary, train_seconds), 72);
         assert_eq!(offset_of!(tft_train_summary, peak_activation_bytes), 88);
+        // The Arrow C Data Interface structs (the spec's, all fields 8 bytes on LP64).
+        assert_eq!(size_of::<ArrowSchema>(), 72);
+        assert_eq!(offset_of!(ArrowSchema, release), 56);
+        assert_eq!(size_of::<ArrowArray>(), 80);
+        assert_eq!(offset_of!(ArrowArray, release), 64);
+        assert_eq!(size_of::<ArrowArrayStream>(), 40);
+        assert_eq!(offset_of!(ArrowArrayStream, release), 24);
     }
 
     // The crate, the generated header and the library are one version (build.rs checks the

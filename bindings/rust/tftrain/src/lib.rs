@@ -31,19 +31,46 @@
 //! println!("final_validation_loss: {}", report.final_validation_loss);
 //! # Ok::<(), tftrain::Error>(())
 //! ```
+//!
+//! Data in memory: anything that is `RecordBatchReader + Send` (arrow-rs), handed over through
+//! the Arrow C stream interface; forecasts come back as an Arrow stream of record batches:
+//!
+//! ```no_run
+//! use tftrain::arrow_array::{RecordBatch, RecordBatchIterator};
+//! use tftrain::{Config, Data, Trainer};
+//!
+//! # fn table() -> Vec<RecordBatch> { unimplemented!() }
+//! let batches: Vec<RecordBatch> = table(); // the data file's columns
+//! let schema = batches[0].schema();
+//! let data = Data::from_reader(RecordBatchIterator::new(batches.into_iter().map(Ok), schema))?;
+//! let mut config = Config::load("examples/configs/tiny.yaml")?; // data.path is not read
+//! config.set("output.directory", "/tmp/tiny-memory")?;
+//! let mut trainer = Trainer::from_data(&config, &data)?;
+//! trainer.train()?;
+//! for batch in trainer.predict_data(&data)?.to_arrow()? {
+//!     let batch = batch.expect("a forecast batch");
+//!     println!("{} forecast rows", batch.num_rows());
+//! }
+//! # Ok::<(), tftrain::Error>(())
+//! ```
 mod checkpoint;
 mod config;
+mod data;
 mod error;
 mod predictions;
 mod trainer;
 
 pub use checkpoint::{CheckpointConfig, Strategy};
 pub use config::Config;
+pub use data::Data;
 pub use error::{Error, Result, Status};
 pub use predictions::{ForecastInfo, Model, Predictions};
 pub use trainer::{Canceller, MemoryReport, Metrics, Progress, ProgressKind, TrainReport, Trainer};
 
 pub use tftrain_sys as sys;
+/// The arrow-rs crates whose types this API takes and returns (the `arrow` crate re-exports
+/// them): use these, or an `arrow` of the same major version.
+pub use {arrow_array, arrow_schema};
 
 /// The library's version, "MAJOR.MINOR.PATCH".
 pub fn version() -> String {

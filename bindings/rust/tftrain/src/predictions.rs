@@ -1,8 +1,10 @@
 use std::path::Path;
 use std::ptr::{self, NonNull};
 
+use arrow_array::ffi_stream::ArrowArrayStreamReader;
 use tftrain_sys as sys;
 
+use crate::data::{predictions_to_reader, Data};
 use crate::error::{check, cpath, read_array, read_string, Error, Result, Status};
 
 /// One forecast's description (`tft_forecast_info`).
@@ -103,6 +105,15 @@ impl Predictions {
         let path = cpath(path.as_ref())?;
         check(unsafe { sys::tft_predictions_write_csv(self.raw.as_ptr(), path.as_ptr()) })
     }
+
+    /// The forecasts as Arrow record batches with forecast.csv's columns, typed: kind and the
+    /// series columns utf8; origin and time int64, date32 or timestamp[us] as the data's time
+    /// column; horizon int64; one float64 column per quantile ("q0.1", ...; the float32
+    /// forecasts widened exactly); actual float64, null where unknown. The reader owns its own
+    /// copy: `self` may be dropped first.
+    pub fn to_arrow(&self) -> Result<ArrowArrayStreamReader> {
+        predictions_to_reader(self.raw.as_ptr())
+    }
 }
 
 impl Drop for Predictions {
@@ -137,6 +148,15 @@ impl Model {
         let p = csv.as_ref().map_or(ptr::null(), |c| c.as_ptr());
         let mut out = ptr::null_mut();
         let code = unsafe { sys::tft_model_predict(self.raw.as_ptr(), p, &mut out) };
+        Predictions::from_raw(code, out)
+    }
+
+    /// Forecasts data in memory laid out like the training data (the way to forecast a model
+    /// trained from memory, which has no data.path to fall back on).
+    pub fn predict_data(&mut self, data: &Data) -> Result<Predictions> {
+        let mut out = ptr::null_mut();
+        let code =
+            unsafe { sys::tft_model_predict_data(self.raw.as_ptr(), data.as_ptr(), &mut out) };
         Predictions::from_raw(code, out)
     }
 }

@@ -9,6 +9,7 @@ use std::sync::{Arc, Weak};
 use tftrain_sys as sys;
 
 use crate::config::Config;
+use crate::data::Data;
 use crate::error::{check, cpath, Error, Result, Status};
 use crate::predictions::Predictions;
 
@@ -250,6 +251,23 @@ impl Trainer {
     pub fn new(config: &Config) -> Result<Trainer> {
         let mut out = ptr::null_mut();
         check(unsafe { sys::tft_trainer_create(config.as_ptr(), &mut out) })?;
+        Trainer::made(out)
+    }
+
+    /// The same with the data in memory instead of data.path (which is then not read):
+    /// training and validation windows come from `data` as they would from the file. `config`
+    /// is copied; `data` is read during the call only. Errors: Data (a configured column
+    /// missing from the data or of an unsupported type, a null where a value is needed), as
+    /// well as `new`'s.
+    pub fn from_data(config: &Config, data: &Data) -> Result<Trainer> {
+        let mut out = ptr::null_mut();
+        check(unsafe {
+            sys::tft_trainer_create_from_data(config.as_ptr(), data.as_ptr(), &mut out)
+        })?;
+        Trainer::made(out)
+    }
+
+    fn made(out: *mut sys::tft_trainer) -> Result<Trainer> {
         let raw = NonNull::new(out)
             .ok_or_else(|| Error::new(Status::Internal, "the library returned no trainer"))?;
         Ok(Trainer {
@@ -384,6 +402,15 @@ impl Trainer {
     pub fn predict(&mut self) -> Result<Predictions> {
         let mut out = ptr::null_mut();
         let code = unsafe { sys::tft_trainer_predict(self.raw(), &mut out) };
+        Predictions::from_raw(code, out)
+    }
+
+    /// Forecasts of the current weights for other data in memory laid out like the training
+    /// data, through the transforms fitted in training: its validation windows and the window
+    /// after its data.
+    pub fn predict_data(&mut self, data: &Data) -> Result<Predictions> {
+        let mut out = ptr::null_mut();
+        let code = unsafe { sys::tft_trainer_predict_data(self.raw(), data.as_ptr(), &mut out) };
         Predictions::from_raw(code, out)
     }
 
