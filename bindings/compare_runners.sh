@@ -8,6 +8,14 @@
 # A runner given as "-" (its toolchain is missing) is skipped; at least two must run. The C#
 # runner runs under $MONO (default mono); LD_LIBRARY_PATH must let it find
 # libtftrain_csharp.so. Each runner writes to OUT_DIR/<language>/run.
+#
+# Data in memory: MEMORY_RUNNERS, a comma-separated list of languages among go, csharp and
+# rust whose runners take --memory (load data.path's CSV with that language's Arrow library
+# and train from memory), runs each of them once more as `RUNNER --memory CONFIG ...` into
+# OUT_DIR/<language>-memory; its summary must equal the others', the file mode's above all.
+# The list is explicit (bindings/CMakeLists.txt sets it from the runners that support the
+# flag) rather than probed, so a runner that should take --memory and fails is a failure, not
+# a skip. A listed language whose runner is "-" is skipped with it.
 set -u
 if [ $# -ne 6 ]; then
   echo "usage: $0 CONFIG.yaml OUT_DIR C_RUNNER GO_RUNNER CSHARP_EXE RUST_RUNNER" >&2
@@ -45,6 +53,18 @@ run() {
 [ "$5" = "-" ] || run csharp "$mono" "$5"
 [ "$6" = "-" ] || run rust "$6"
 
+for name in $(echo "${MEMORY_RUNNERS:-}" | tr ',' ' '); do
+  case "$name" in
+    go) [ "$4" = "-" ] || run go-memory "$4" --memory ;;
+    csharp) [ "$5" = "-" ] || run csharp-memory "$mono" "$5" --memory ;;
+    rust) [ "$6" = "-" ] || run rust-memory "$6" --memory ;;
+    *)
+      echo "FAIL: MEMORY_RUNNERS names '$name' (go, csharp or rust)"
+      status=1
+      ;;
+  esac
+done
+
 set -- $ran
 if [ $# -lt 2 ]; then
   echo "FAIL: fewer than two runners ran ($ran)"
@@ -52,7 +72,7 @@ if [ $# -lt 2 ]; then
 fi
 reference=$1
 for name in $ran; do
-  printf '%-7s %s\n' "$name" "$(grep '^final_validation_loss: ' "$out/$name/summary")"
+  printf '%-14s %s\n' "$name" "$(grep '^final_validation_loss: ' "$out/$name/summary")"
 done
 for name in $ran; do
   [ "$name" = "$reference" ] && continue
