@@ -1,17 +1,29 @@
 //! tft_train_yaml_rust: train a Temporal Fusion Transformer from a YAML file through the Rust
 //! binding; the Rust twin of examples/c/tft_train_yaml.c.
 //!
-//!     tft_train_yaml_rust CONFIG.yaml [KEY=VALUE ...]
+//!     tft_train_yaml_rust [--memory] CONFIG.yaml [KEY=VALUE ...]
 //!
 //! KEY=VALUE pairs override the file (Config::set), e.g. training.epochs=3 or
 //! output.directory=/tmp/run. Progress goes to stderr, one line per epoch; the summary goes to
 //! stdout as "name: value" lines with the C runner's printf formats. Exit status: 0 on
 //! success, 1 on any error (its message on stderr), 2 on bad usage.
+//!
+//! --memory: the runner reads data.path's CSV itself, with arrow-csv, into record batches and
+//! trains from them in memory (Data::from_reader, Trainer::from_data) instead of letting the
+//! library read the file; the summary is the file mode's, bitwise. The columns are typed from
+//! the config so that every value is the one the library's own CSV reader gets: the target
+//! and the configured reals float64 (parsed correctly rounded, like the library's reader),
+//! every other column utf8, as written (categories and series keep their text, "007" stays
+//! "007"; the time column's text is parsed by the library as in a file, data.time_format
+//! included); a field equal to one of data.na_values is null.
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::process::ExitCode;
+use std::sync::Arc;
 
-use tftrain::{Config, Error, ProgressKind, TrainReport, Trainer};
+use arrow_csv::reader::Format;
+use arrow_schema::{DataType, Field, Schema};
+use tftrain::{Config, Data, Error, ProgressKind, TrainReport, Trainer};
 
 const PROGRAM: &str = "tft_train_yaml_rust";
 
@@ -38,9 +50,142 @@ fn apply_override(config: &mut Config, assignment: &str) -> u8 {
     }
 }
 
+/// The items of a YAML flow sequence as the config prints it ("[a, \"b c\", {name: d, ...}]"):
+/// scalars unquoted, a mapping by its name.
+fn flow_items(text: &str) -> Vec<String> {
+    let text = text.trim();
+    let inner = match text.strip_prefix('[').and_then(|t| t.strip_suffix(']')) {
+        Some(inner) => inner,
+        None if text.is_empty() || text == "~" || text == "null" => return Vec::new(),
+        None => text, // a lone scalar (data.target)
+    };
+    let mut items = Vec::new();
+    let (mut item, mut depth, mut quote, mut escaped) = (String::new(), 0, None, false);
+    for c in inner.chars() {
+        if let Some(q) = quote {
+            item.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' && q == '"' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '{' | '[' => depth += 1,
+            '}' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(std::mem::take(&mut item));
+                continue;
+            }
+            _ => {}
+        }
+        item.push(c);
+    }
+    if !item.trim().is_empty() || !items.is_empty() {
+        items.push(item);
+    }
+    items.iter().map(|i| scalar(name_of(i.trim()))).collect()
+}
+
+/// A mapping's `name:` value ("{name: month, embedding_dim: 4}"), or the item itself.
+fn name_of(item: &str) -> &str {
+    match item.strip_prefix('{').and_then(|t| t.strip_suffix('}')) {
+        Some(body) => body
+            .split(',')
+            .find_map(|kv| kv.trim().strip_prefix("name:"))
+            .map_or(item, str::trim),
+        None => item,
+    }
+}
+
+/// A YAML scalar's text: quotes removed ("\"\"" is the empty string).
+fn scalar(item: &str) -> String {
+    if let Some(body) = item.strip_prefix('"').and_then(|t| t.strip_suffix('"')) {
+        body.replace("\\\"", "\"").replace("\\\\", "\\")
+    } else if let Some(body) = item.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')) {
+        body.replace("''", "'")
+    } else {
+        item.to_string()
+    }
+}
+
+fn shown(e: &Error) -> String {
+    format!("{}: {}", e.status(), e.message())
+}
+
+fn config_items(config: &Config, key: &str) -> Result<Vec<String>, String> {
+    config
+        .get(key)
+        .map(|text| flow_items(&text))
+        .map_err(|e| shown(&e))
+}
+
+/// data.path's CSV read with arrow-csv into a new Data (see the file's comment for the types).
+fn load_csv(config: &Config) -> Result<Data, String> {
+    let path = scalar(config.get("data.path").map_err(|e| shown(&e))?.trim());
+    let io = |e: &dyn std::fmt::Display| format!("{path}: {e}");
+    let lower = path.to_ascii_lowercase();
+    if lower.ends_with(".parquet") || lower.ends_with(".pq") {
+        return Err(format!(
+            "{path}: --memory reads a CSV data file (arrow-csv)"
+        ));
+    }
+    let mut reals = config_items(config, "data.target")?;
+    for key in [
+        "data.static_reals",
+        "data.known_reals",
+        "data.unknown_reals",
+    ] {
+        reals.extend(config_items(config, key)?);
+    }
+    let na_values = config_items(config, "data.na_values")?;
+    let null = if na_values.is_empty() {
+        "^[^\\s\\S]$".to_string() // nothing is missing
+    } else {
+        let alternatives: Vec<String> = na_values.iter().map(|v| regex::escape(v)).collect();
+        format!("^(?:{})$", alternatives.join("|"))
+    };
+    let null = regex::Regex::new(&null).map_err(|e| io(&e))?;
+    let format = Format::default().with_header(true);
+    let file = std::fs::File::open(&path).map_err(|e| io(&e))?;
+    let (header, _) = format.infer_schema(file, Some(0)).map_err(|e| io(&e))?;
+    let fields: Vec<Field> = header
+        .fields()
+        .iter()
+        .map(|f| {
+            let kind = if reals.iter().any(|r| r == f.name()) {
+                DataType::Float64
+            } else {
+                DataType::Utf8
+            };
+            Field::new(f.name(), kind, true)
+        })
+        .collect();
+    let file = std::fs::File::open(&path).map_err(|e| io(&e))?;
+    let reader = arrow_csv::ReaderBuilder::new(Arc::new(Schema::new(fields)))
+        .with_format(format)
+        .with_null_regex(null)
+        .build(file)
+        .map_err(|e| io(&e))?;
+    // A parse error in a later batch comes back from the library as a Data error carrying it.
+    Data::from_reader(reader).map_err(|e| shown(&e))
+}
+
 fn run(args: &[String]) -> u8 {
-    if args.is_empty() || args[0] == "-h" || args[0] == "--help" {
-        eprintln!("usage: {PROGRAM} CONFIG.yaml [KEY=VALUE ...]");
+    let memory = args.first().is_some_and(|a| a == "--memory");
+    let args = if memory { &args[1..] } else { args };
+    if args.is_empty() || args[0] == "-h" || args[0] == "--help" || args[0].starts_with("--") {
+        if args
+            .first()
+            .is_some_and(|a| a.starts_with("--") && a != "--help")
+        {
+            eprintln!("{PROGRAM}: unknown flag {}", args[0]);
+        }
+        eprintln!("usage: {PROGRAM} [--memory] CONFIG.yaml [KEY=VALUE ...]");
         return 2;
     }
     let mut config = match Config::load(&args[0]) {
@@ -56,7 +201,18 @@ fn run(args: &[String]) -> u8 {
     if let Err(e) = config.validate() {
         return failed("config", &e);
     }
-    let mut trainer = match Trainer::new(&config) {
+    let trainer = if memory {
+        match load_csv(&config) {
+            Ok(data) => Trainer::from_data(&config, &data),
+            Err(e) => {
+                eprintln!("{PROGRAM}: data: {e}");
+                return 1;
+            }
+        }
+    } else {
+        Trainer::new(&config)
+    };
+    let mut trainer = match trainer {
         Ok(t) => t,
         Err(e) => return failed("trainer", &e),
     };
@@ -198,5 +354,21 @@ mod tests {
         assert_eq!(format_f(0.80151, 4), "0.8015");
         assert_eq!(format_f(2.5, 0), "2");
         assert_eq!(format_f(-0.0, 1), "-0.0");
+    }
+
+    #[test]
+    fn reads_the_configs_flow_lists() {
+        assert_eq!(
+            flow_items("[price, relative_time_idx]"),
+            ["price", "relative_time_idx"]
+        );
+        assert_eq!(
+            flow_items("[promo, {name: month, embedding_dim: 4}, \"a, b\"]"),
+            ["promo", "month", "a, b"]
+        );
+        assert_eq!(flow_items("[\"\"]"), [""]);
+        assert_eq!(flow_items("[\"\", NA, 'it''s']"), ["", "NA", "it's"]);
+        assert!(flow_items("[]").is_empty());
+        assert_eq!(flow_items("sales"), ["sales"]);
     }
 }
