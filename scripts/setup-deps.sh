@@ -14,7 +14,7 @@
 #                                    runtimes (libclang-rt-14-dev), for scripts/fuzz.sh.
 #
 # Every mode also installs the pinned pyarrow wheel (Arrow C++ and Parquet, for Parquet input)
-# into the venv.
+# into the venv, and, where Go is installed, the Go bindings' modules (arrow-go).
 #
 # Environment: TFT_TORCH_VENV (default ~/.cache/tftrain/venv-torch), TFT_TORCH_WHEEL_VERSION
 # and TFT_PYARROW_VERSION (default: the pins below; the versions CI and the benchmarks use).
@@ -42,7 +42,7 @@ packages=(
   valgrind
   swig mono-mcs mono-runtime libmono-system-core4.0-cil libmono-system-numerics4.0-cil
 )
-# Go and Rust come from the machine (/usr/local/go, ~/.cargo): the bindings need Go >= 1.22 and
+# Go and Rust come from the machine (/usr/local/go, ~/.cargo): the bindings need Go >= 1.22.7 and
 # Rust >= 1.82, newer than Debian 12's; without them those bindings are skipped, not failed.
 if [ "$torch_source" = debian ]; then
   # libopenblas0-pthread matters: without it Debian's LibTorch runs on reference BLAS (3-4x
@@ -87,6 +87,18 @@ if [ -x "$cargo_bin" ]; then
       echo "setup-deps: fetching the crates of $manifest from crates.io" >&2
       "$cargo_bin" fetch --locked --manifest-path "$manifest" >&2
     fi
+  done
+fi
+
+# The Go bindings' modules (arrow-go, checked against go.sum) into the module cache that the
+# build reads offline (GOPROXY=off; bindings/CMakeLists.txt): TFT_GO_MODCACHE, default
+# ~/.cache/tftrain/go-mod. Without Go the Go binding is skipped, so this is too.
+go_bin=$(command -v go || echo /usr/local/go/bin/go)
+if [ -x "$go_bin" ]; then
+  root="$(cd "$(dirname "$0")/.." && pwd)"
+  for module in bindings/go examples/go; do
+    (cd "$root/$module" && GOMODCACHE="${TFT_GO_MODCACHE:-$HOME/.cache/tftrain/go-mod}" \
+      GOFLAGS=-mod=mod GOTOOLCHAIN=local "$go_bin" mod download) >&2
   done
 fi
 

@@ -21,7 +21,7 @@ lib=$(cd "$lib" && pwd)
 ${CC:-cc} -shared -fPIC -O2 -w -I"$root/capi/include" -I"$generated" \
   "$here/generated/tftrain_wrap.c" \
   -L"$lib" -ltftrain -Wl,-rpath,"$lib" -o "$out/libtftrain_csharp.so"
-${MCS:-mcs} -nologo -warnaserror+ -nowarn:1591 -target:library -out:"$out/TfTrain.dll" \
+${MCS:-mcs} -nologo -warnaserror+ -nowarn:1591 -unsafe -target:library -out:"$out/TfTrain.dll" \
   "$here"/generated/*.cs "$here"/src/*.cs
 ${MCS:-mcs} -nologo -out:"$out/TfTrainTests.exe" -r:"$out/TfTrain.dll" "$here"/tests/*.cs
 ${MCS:-mcs} -nologo -out:"$out/tft_train_yaml_csharp.exe" -r:"$out/TfTrain.dll" -r:System.Numerics \

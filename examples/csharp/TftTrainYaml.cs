@@ -1,14 +1,18 @@
 // tft_train_yaml_csharp: train a Temporal Fusion Transformer from a YAML file through the C#
 // binding; the C# twin of examples/c/tft_train_yaml.c.
 //
-//   mono tft_train_yaml_csharp.exe CONFIG.yaml [KEY=VALUE ...]
+//   mono tft_train_yaml_csharp.exe [--memory] CONFIG.yaml [KEY=VALUE ...]
 //
+// --memory reads data.path's CSV into record batches first (CsvTable.cs) and trains from them
+// in memory (Data.FromRecordBatches, an Arrow C stream) instead of letting the library read
+// the file; the summary is the same.
 // KEY=VALUE pairs override the file (Config.Set), e.g. training.epochs=3 or
 // output.directory=/tmp/run. Progress goes to stderr, one line per epoch; the summary goes to
 // stdout as "name: value" lines with the C runner's printf formats (reproduced exactly by
 // CFormat). Exit status: 0 on success, 1 on any error (its message on stderr), 2 on bad usage.
 using System;
 using System.Globalization;
+using System.IO;
 using System.Numerics;
 using System.Text;
 using TfTrain;
@@ -39,9 +43,29 @@ static class TftTrainYaml {
     return 0;
   }
 
+  // The trainer, from the config, or with --memory from data.path's CSV (relative to the
+  // config file's folder) read into record batches.
+  static Trainer NewTrainer(Config config, string configPath, bool memory) {
+    if (!memory) return new Trainer(config);
+    string path = config.Get("data.path").Trim('"');
+    if (path.Length == 0 || path == "null" || path == "~") {
+      throw new InvalidDataException("--memory needs data.path, the CSV file to read into memory");
+    }
+    path = Path.Combine(Path.GetDirectoryName(Path.GetFullPath(configPath)), path);
+    using (var data = Data.FromRecordBatches(CsvTable.Load(path))) {
+      return Trainer.FromData(config, data); // the trainer has its own copy of the rows
+    }
+  }
+
   static int Main(string[] args) {
+    bool memory = args.Length > 0 && args[0] == "--memory";
+    if (memory) {
+      var rest = new string[args.Length - 1];
+      Array.Copy(args, 1, rest, 0, rest.Length);
+      args = rest;
+    }
     if (args.Length < 1 || args[0] == "-h" || args[0] == "--help") {
-      Console.Error.WriteLine("usage: {0} CONFIG.yaml [KEY=VALUE ...]", Program);
+      Console.Error.WriteLine("usage: {0} [--memory] CONFIG.yaml [KEY=VALUE ...]", Program);
       return 2;
     }
     Config config;
@@ -62,9 +86,12 @@ static class TftTrainYaml {
       }
       Trainer trainer;
       try {
-        trainer = new Trainer(config);
+        trainer = NewTrainer(config, args[0], memory);
       } catch (TftException e) {
         return Failed("trainer", e);
+      } catch (Exception e) when (e is IOException || e is UnauthorizedAccessException) {
+        Console.Error.WriteLine("{0}: data: {1}", Program, e.Message);
+        return 1;
       }
       using (trainer) {
         trainer.Progress = p => {

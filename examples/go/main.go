@@ -1,8 +1,11 @@
 // tft-train-yaml-go: train a Temporal Fusion Transformer from a YAML file through the Go
 // binding; the Go twin of examples/c/tft_train_yaml.c.
 //
-//	tft-train-yaml-go CONFIG.yaml [KEY=VALUE ...]
+//	tft-train-yaml-go [--memory] CONFIG.yaml [KEY=VALUE ...]
 //
+// --memory reads data.path's CSV into an Arrow table with arrow-go first and trains from
+// that table in memory (tftrain.NewDataFromTable) instead of letting the library read the
+// file; the summary is the same.
 // KEY=VALUE pairs override the file (Config.Set), e.g. training.epochs=3 or
 // output.directory=/tmp/run. Progress goes to stderr, one line per epoch; the summary goes to
 // stdout as "name: value" lines with the C runner's formats. Exit status: 0 on success, 1 on
@@ -14,6 +17,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -50,9 +54,62 @@ func applyOverride(cfg *tftrain.Config, assignment string) int {
 	return 0
 }
 
+// dataPath is data.path, relative to the config file's folder.
+func dataPath(cfg *tftrain.Config, configPath string) (string, error) {
+	value, err := cfg.Get("data.path")
+	if err != nil {
+		return "", err
+	}
+	if unquoted, err := strconv.Unquote(value); err == nil {
+		value = unquoted
+	}
+	if value == "" || value == "null" || value == "~" {
+		return "", fmt.Errorf("--memory needs data.path, the CSV file to read into memory")
+	}
+	if !filepath.IsAbs(value) {
+		value = filepath.Join(filepath.Dir(configPath), value)
+	}
+	return value, nil
+}
+
+// newTrainer builds the trainer from the config, or with --memory from data.path's CSV read
+// into an Arrow table.
+func newTrainer(cfg *tftrain.Config, configPath string, memory bool) (*tftrain.Trainer, int) {
+	if !memory {
+		trainer, err := tftrain.NewTrainer(cfg)
+		if err != nil {
+			return nil, failed("trainer", err)
+		}
+		return trainer, 0
+	}
+	path, err := dataPath(cfg, configPath)
+	if err != nil {
+		return nil, failed("data", err)
+	}
+	table, err := loadTable(path)
+	if err != nil {
+		return nil, failed("data", err)
+	}
+	defer table.Release()
+	data, err := tftrain.NewDataFromTable(table)
+	if err != nil {
+		return nil, failed("data", err)
+	}
+	defer data.Close() // the trainer has its own copy of the rows
+	trainer, err := tftrain.NewTrainerFromData(cfg, data)
+	if err != nil {
+		return nil, failed("trainer", err)
+	}
+	return trainer, 0
+}
+
 func run(args []string) int {
+	memory := len(args) > 0 && args[0] == "--memory"
+	if memory {
+		args = args[1:]
+	}
 	if len(args) < 1 || args[0] == "-h" || args[0] == "--help" {
-		fmt.Fprintf(os.Stderr, "usage: %s CONFIG.yaml [KEY=VALUE ...]\n", os.Args[0])
+		fmt.Fprintf(os.Stderr, "usage: %s [--memory] CONFIG.yaml [KEY=VALUE ...]\n", os.Args[0])
 		return 2
 	}
 	cfg, err := tftrain.LoadConfig(args[0])
@@ -68,9 +125,9 @@ func run(args []string) int {
 	if err := cfg.Validate(); err != nil {
 		return failed("config", err)
 	}
-	trainer, err := tftrain.NewTrainer(cfg)
-	if err != nil {
-		return failed("trainer", err)
+	trainer, code := newTrainer(cfg, args[0], memory)
+	if code != 0 {
+		return code
 	}
 	defer trainer.Close()
 	trainer.SetProgress(func(p tftrain.Progress) bool {

@@ -1,4 +1,6 @@
 using System;
+using System.Collections.Generic;
+using System.Runtime.InteropServices;
 
 namespace TfTrain {
 
@@ -71,6 +73,31 @@ public sealed class Predictions : IDisposable {
     Raw.WriteCsv(Library.Text("path", path));
   }
 
+  /// <summary>Fills the ArrowArrayStream at `stream` (a C struct the caller allocated) with the
+  /// forecasts (tft_predictions_to_arrow_stream); the caller owns it and calls its release
+  /// once, e.g. through Apache.Arrow.C's CArrowArrayStreamImporter.</summary>
+  public void ToArrowStream(IntPtr stream) {
+    if (stream == IntPtr.Zero) throw new ArgumentNullException("stream");
+    Raw.ToArrowStream((ulong)stream.ToInt64());
+  }
+
+  /// <summary>The forecasts as record batches with forecast.csv's columns, typed: kind and the
+  /// series columns strings, origin and time Int64Column, Date32Column or TimestampColumn,
+  /// horizon Int64Column, one DoubleColumn per quantile ("q0.1", ...) and actual (DoubleColumn,
+  /// null where unknown). Managed copies: independent of this object.</summary>
+  public IList<Arrow.RecordBatch> ToRecordBatches() {
+    unsafe {
+      var stream = (Arrow.CArrowArrayStream*)Marshal.AllocHGlobal(sizeof(Arrow.CArrowArrayStream));
+      try {
+        *stream = default(Arrow.CArrowArrayStream);
+        ToArrowStream((IntPtr)stream);
+        return Arrow.ArrowImport.ReadStream(stream).AsReadOnly();
+      } finally {
+        Marshal.FreeHGlobal((IntPtr)stream);
+      }
+    }
+  }
+
   public void Dispose() {
     var r = raw;
     raw = null;
@@ -91,6 +118,13 @@ public sealed class Model : IDisposable {
     if (raw == null) throw new ObjectDisposedException("Model");
     if (csvPath != null) Library.Text("csvPath", csvPath);
     return new Predictions(raw.Predict(csvPath ?? ""));
+  }
+
+  /// <summary>Forecasts data in memory, laid out like the training data.</summary>
+  public Predictions PredictData(Data data) {
+    if (raw == null) throw new ObjectDisposedException("Model");
+    if (data == null) throw new ArgumentNullException("data");
+    return new Predictions(raw.PredictData(data.Raw));
   }
 
   public void Dispose() {

@@ -108,6 +108,18 @@ public sealed class Trainer : IDisposable {
     raw = new Swig.Trainer(config.Raw);
   }
 
+  Trainer(Swig.Trainer raw) { this.raw = raw; }
+
+  /// <summary>Builds the trainer from data in memory instead of data.path
+  /// (tft_trainer_create_from_data); the config is copied, the data only read during the
+  /// call. A configured column missing from the data, or of a type the library does not
+  /// take, is a TftException with Status.Data.</summary>
+  public static Trainer FromData(Config config, Data data) {
+    if (config == null) throw new ArgumentNullException("config");
+    if (data == null) throw new ArgumentNullException("data");
+    return new Trainer(Swig.Trainer.CreateFromData(config.Raw, data.Raw));
+  }
+
   // The open, idle trainer; call with the gate held.
   Swig.Trainer Idle() {
     if (raw == null) throw new ObjectDisposedException("Trainer");
@@ -226,6 +238,12 @@ public sealed class Trainer : IDisposable {
 
   public Predictions Predict() {
     lock (gate) return new Predictions(Idle().Predict());
+  }
+
+  /// <summary>Forecasts data in memory, laid out like the training data.</summary>
+  public Predictions PredictData(Data data) {
+    if (data == null) throw new ArgumentNullException("data");
+    lock (gate) return new Predictions(Idle().PredictData(data.Raw));
   }
 
   public void PredictCsv(string path) {

@@ -45,7 +45,7 @@ static class Check {
   }
 }
 
-static class Tests {
+static partial class Tests {
   public static string TinyPath;
 
   static readonly List<string> tempDirs = new List<string>();
