@@ -1,9 +1,12 @@
-"""Reading 10^7 rows: the CSV reader against the Parquet reader (tft-read-bench).
+"""Reading 10^7 rows: the CSV reader against the Parquet reader and against the same table
+handed over in memory as an Arrow C stream (tft-read-bench, --memory).
 
 Writes one long-format table (1,000 series x 10,000 days: store, day, price, promo, sales) as
 CSV and as Parquet (pyarrow's defaults: row groups of 1 Mi rows, Snappy, the store column
 dictionary-encoded), then loads each with tft-read-bench in its own process, alternating the
-formats, and prints a Markdown table (medians of the runs; peak RSS is the largest).
+formats, and prints a Markdown table (medians of the runs; peak RSS is the largest). The
+in-memory row reads the Parquet file into an Arrow table first, untimed (a host's dataframe),
+then times what the C API does with its C stream.
 
     python data_reading.py TFT_READ_BENCH WORK_DIR [--rows-per-series N] [--runs K] [--json OUT]
 
@@ -60,8 +63,9 @@ def write_files(work, rows_per_series):
     return csv_path, parquet_path
 
 
-def run(bench, config, data):
-    out = subprocess.run([bench, config, data], check=True, capture_output=True, text=True)
+def run(bench, config, data, *flags):
+    out = subprocess.run([bench, config, data, *flags], check=True, capture_output=True,
+                         text=True)
     return json.loads(out.stdout)
 
 
@@ -79,10 +83,11 @@ def main():
     with open(config, "w", encoding="utf-8") as f:
         f.write(CONFIG.format(path=csv_path))
 
-    runs = {"csv": [], "parquet": []}
+    runs = {"csv": [], "parquet": [], "arrow stream (in memory)": []}
     for _ in range(args.runs):
         runs["csv"].append(run(args.bench, config, csv_path))
         runs["parquet"].append(run(args.bench, config, parquet_path))
+        runs["arrow stream (in memory)"].append(run(args.bench, config, parquet_path, "--memory"))
     summary = {}
     for name, results in runs.items():
         summary[name] = {
@@ -94,18 +99,21 @@ def main():
             "peak_rss_mb": max(r["peak_rss_mb"] for r in results),
             "rss_before_mb": results[0]["rss_before_mb"],
             "storage_mb": results[0]["storage_mb"],
+            "table_mb": results[0].get("table_mb"),
             "runs": results,
         }
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(summary, f, indent=2)
 
-    print("| file | rows | file MB | seconds | file MB/s | rows/s | peak RSS MB | dataset MB |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    print("| input | rows | file MB | seconds | file MB/s | rows/s | peak RSS MB | dataset MB "
+          "| host table MB |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, s in summary.items():
+        table = f"{s['table_mb']:.0f}" if s["table_mb"] is not None else "-"
         print(f"| {name} | {s['rows']:,} | {s['file_mb']:.0f} | {s['seconds']:.2f} | "
               f"{s['mb_per_s']:.0f} | {s['rows_per_s'] / 1e6:.2f} M | {s['peak_rss_mb']:.0f} | "
-              f"{s['storage_mb']:.0f} |")
+              f"{s['storage_mb']:.0f} | {table} |")
 
 
 if __name__ == "__main__":
