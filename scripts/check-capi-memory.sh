@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-tests=(test_capi_checkpoint test_capi_trainer test_capi_threads)
+tests=(test_capi_checkpoint test_capi_trainer test_capi_threads test_capi_data)
 modes=("${1:-all}")
 [[ "${modes[0]}" == all ]] && modes=(asan valgrind)
 jobs="${JOBS:-$(nproc)}"
