@@ -6,8 +6,9 @@
 //     (final loss and weights bitwise) and forecasts alike; data.path is not needed;
 //   - each fault (a schema without a configured column, a column of an unsupported type, a null
 //     where a value is needed, get_next failing on a later batch or get_schema failing, an
-//     empty stream, a released or NULL stream, a stream handed over twice) is an error naming
-//     the stream, the row and the column, and the stream's release runs exactly once.
+//     empty stream, a released or NULL stream, a stream handed over twice, dates out of
+//     range) is an error naming the stream, the row and the column, and the stream's release
+//     runs exactly once.
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -134,6 +135,29 @@ void expect_error(const std::shared_ptr<arrow::Table>& table, const TrainConfig&
   TFT_ASSERT_THROWS_WITH(load(*data, config), tft::DataError, message);
 }
 
+// `table` with its date32 `day` column replaced by consecutive days from 2021-01-01 as `type`
+// (date32 or date64), row 3's value by `row3` (days or milliseconds).
+std::shared_ptr<arrow::Table> with_days(const std::shared_ptr<arrow::Table>& table,
+                                        const std::shared_ptr<arrow::DataType>& type,
+                                        std::int64_t row3) {
+  constexpr std::int64_t kFirstDay = 18628;  // 2021-01-01
+  const bool days = type->id() == arrow::Type::DATE32;
+  std::unique_ptr<arrow::ArrayBuilder> builder;
+  assert_true(arrow::MakeBuilder(arrow::default_memory_pool(), type, &builder).ok());
+  for (std::int64_t i = 0; i < table->num_rows(); ++i) {
+    const std::int64_t value = i == 3 ? row3 : days ? kFirstDay + i : (kFirstDay + i) * 86400000;
+    const arrow::Status appended =
+        days ? static_cast<arrow::Date32Builder&>(*builder).Append(static_cast<std::int32_t>(value))
+             : static_cast<arrow::Date64Builder&>(*builder).Append(value);
+    assert_true(appended.ok());
+  }
+  const int day = table->schema()->GetFieldIndex("day");
+  return table
+      ->SetColumn(day, arrow::field("day", type),
+                  std::make_shared<arrow::ChunkedArray>(builder->Finish().ValueOrDie()))
+      .ValueOrDie();
+}
+
 }  // namespace
 
 TFT_TEST(test_a_stream_gives_the_parquet_files_dataset_model_and_forecasts) {
@@ -199,6 +223,13 @@ TFT_TEST(test_schema_and_type_faults_name_the_stream_and_column) {
   no_fill.data.missing_values = tft::MissingValuePolicy::Error;
   expect_error(table, no_fill,
                "arrow stream: row 4: column 'price': null value (data.missing_values: error)");
+  // Dates past what microseconds since 1970 hold in 64 bits (fuzz_arrow_stream found the
+  // date32 overflow).
+  expect_error(with_days(table, arrow::date32(), 2147483647), config,
+               "arrow stream: row 3: column 'day': date32 value 2147483647 days is out of range");
+  expect_error(with_days(table, arrow::date64(), 9223372036828800000), config,
+               "arrow stream: row 3: column 'day': date64 value 9223372036828800000 ms is out of "
+               "range");
 }
 
 TFT_TEST(test_stream_faults_are_errors_and_release_once) {
