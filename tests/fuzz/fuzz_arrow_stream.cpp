@@ -2,10 +2,14 @@
 // over as an Arrow C stream (ArrowArrayStream) to the C API (tft_data_create_from_arrow_stream)
 // and to the dataset builder (tft::ArrowData::read, then TimeSeriesDataset::from_source) with
 // a small fixed schema: series by `g`, time `t`, target `y`, a static real `z`, a known real
-// `x`, a known categorical `c`, an unknown real `u`, missing values forward-filled. Bytes that are
-// not an IPC stream's schema are skipped; a batch that fails to decode later reaches the library as
-// a stream whose get_next fails. The decoder aligns every buffer to its type (a producer should;
-// the spec recommends it), so the inputs explore values and layouts, not alignment.
+// `x`, a known categorical `c`, an unknown real `u`, missing values forward-filled.
+//
+// Bytes that do not start with an IPC stream's schema are skipped. A batch that fails to
+// decode, or is not a well-formed array (RecordBatch::ValidateFull), reaches the library as a
+// stream whose get_next fails: the C interface carries no buffer sizes, so a consumer has to
+// trust the producer's arrays to be well formed, and the harness is the producer. The decoder
+// aligns every buffer to its type (a producer should; the spec recommends it), so the inputs
+// explore values and layouts, not alignment.
 //
 // The stream handed over counts its release calls. Contract checked, besides the sanitizers:
 // the library takes the stream over (the caller's struct is marked released) and calls its
@@ -25,6 +29,8 @@
 #include <arrow/io/memory.h>
 #include <arrow/ipc/options.h>
 #include <arrow/ipc/reader.h>
+#include <arrow/record_batch.h>
+#include <arrow/status.h>
 
 #include "common/error.h"
 #include "config/train_config.h"
@@ -107,6 +113,24 @@ struct CountedStream {
   }
 };
 
+// The decoded batches, each validated whole before it is handed over; one that fails makes
+// the stream's get_next fail with Arrow's message. The IPC reader does not validate by itself,
+// and Arrow's importer infers, for example, a string column's data size from its last offset.
+class ValidatingReader final : public arrow::RecordBatchReader {
+ public:
+  explicit ValidatingReader(std::shared_ptr<arrow::RecordBatchReader> decoded)
+      : decoded_(std::move(decoded)) {}
+  std::shared_ptr<arrow::Schema> schema() const override { return decoded_->schema(); }
+  arrow::Status ReadNext(std::shared_ptr<arrow::RecordBatch>* batch) override {
+    ARROW_RETURN_NOT_OK(decoded_->ReadNext(batch));
+    if (*batch != nullptr) return (*batch)->ValidateFull();
+    return arrow::Status::OK();
+  }
+
+ private:
+  std::shared_ptr<arrow::RecordBatchReader> decoded_;
+};
+
 // Decodes the bytes as an IPC stream into `counted`; false when they do not start with one.
 bool decode(const std::shared_ptr<arrow::Buffer>& bytes, CountedStream& counted) {
   auto options = arrow::ipc::IpcReadOptions::Defaults();
@@ -115,7 +139,8 @@ bool decode(const std::shared_ptr<arrow::Buffer>& bytes, CountedStream& counted)
   auto reader = arrow::ipc::RecordBatchStreamReader::Open(
       std::make_shared<arrow::io::BufferReader>(bytes), options);
   if (!reader.ok()) return false;
-  if (!arrow::ExportRecordBatchReader(*reader, &counted.inner).ok()) {
+  auto validating = std::make_shared<ValidatingReader>(*std::move(reader));
+  if (!arrow::ExportRecordBatchReader(validating, &counted.inner).ok()) {
     broken_contract("Arrow could not export a reader it opened");
   }
   return true;
@@ -143,7 +168,7 @@ std::int64_t read_through_capi(const std::shared_ptr<arrow::Buffer>& bytes) {
   std::int64_t rows = -1;
   if (status == TFT_OK) {
     if (tft_data_get_num_rows(data, &rows) != TFT_OK || rows <= 0) {
-      broken_contract("a tft_data without rows: " + std::string(tft_last_error()));
+      broken_contract("a tft_data without rows: " + std::to_string(rows));
     }
   } else if (status != TFT_ERROR_DATA) {
     broken_contract("tft_data_create_from_arrow_stream returned " + std::to_string(status) + ": " +
