@@ -6,13 +6,14 @@
 //     (final loss and weights bitwise) and forecasts alike; data.path is not needed;
 //   - each fault (a schema without a configured column, a column of an unsupported type, a null
 //     where a value is needed, get_next failing on a later batch or get_schema failing, an
-//     empty stream, a released or NULL stream, a stream handed over twice, dates out of
-//     range) is an error naming the stream, the row and the column, and the stream's release
-//     runs exactly once.
+//     empty stream, a batch of a negative length, a released or NULL stream, a stream handed over
+//     twice, dates out of range) is an error naming the stream, the row and the column, and the
+//     stream's release runs exactly once.
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <arrow/api.h>
 #include <arrow/c/abi.h>
@@ -123,6 +124,21 @@ std::shared_ptr<const tft::ArrowData> read_stream(std::shared_ptr<arrow::Table> 
   assert_null(stream.release);
   assert_int_equal(counted.releases, 1);
   return data;
+}
+
+// Reads `batches` (of the first one's schema) through a C stream; released exactly once.
+std::shared_ptr<const tft::ArrowData> read_batches(
+    const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches) {
+  Counted counted;
+  auto reader = arrow::RecordBatchReader::Make(batches, batches.front()->schema()).ValueOrDie();
+  if (!arrow::ExportRecordBatchReader(reader, &counted.inner).ok()) fail_msg("export failed");
+  ArrowArrayStream stream = counted_stream(counted);
+  try {
+    return tft::ArrowData::read(&stream, "arrow stream");
+  } catch (...) {
+    assert_int_equal(counted.releases, 1);
+    throw;
+  }
 }
 
 TimeSeriesDataset load(const tft::ArrowData& data, const TrainConfig& config) {
@@ -244,6 +260,12 @@ TFT_TEST(test_stream_faults_are_errors_and_release_once) {
   const std::shared_ptr<arrow::Table> table = shop_table();
   TFT_ASSERT_THROWS_WITH(read_stream(table->Slice(0, 0)), tft::DataError,
                          "arrow stream: the stream holds no rows");
+  // A batch of a negative length (fuzz_arrow_stream found it).
+  TFT_ASSERT_THROWS_WITH(
+      read_batches({arrow::RecordBatch::Make(arrow::schema({}), -5, arrow::ArrayVector{})}),
+      tft::DataError,
+      "arrow stream: row 0: the stream gave a malformed record batch: a "
+      "length of -5");
   // Released (or handed over once already) and NULL streams: nothing is called.
   ArrowArrayStream released{};
   TFT_ASSERT_THROWS_WITH(tft::ArrowData::read(&released, "arrow stream"), tft::InvalidArgumentError,
