@@ -14,8 +14,8 @@ namespace {
 using config_detail::YamlValue;
 
 const YamlValue* find(const YamlValue& map, const std::string& key) {
-  for (const auto& [name, value] : map.entries) {
-    if (name == key) return &value;
+  for (const auto& entry : map.entries) {
+    if (entry.key == key) return &entry.value;
   }
   return nullptr;
 }
@@ -23,12 +23,12 @@ const YamlValue* find(const YamlValue& map, const std::string& key) {
 // Fails on a key of `map` that is not in `allowed`.
 void reject_unknown(const YamlValue& map, const std::string& section,
                     const std::vector<std::string>& allowed) {
-  for (std::size_t i = 0; i < map.entries.size(); ++i) {
-    const auto& key = map.entries[i].first;
+  for (const auto& entry : map.entries) {
+    const std::string& key = entry.key;
     bool known = false;
     for (const auto& a : allowed) known = known || a == key;
     if (!known) {
-      config_detail::fail_at(map.entry_where[i], section.empty() ? key : section + "." + key,
+      config_detail::fail_at(entry.where, section.empty() ? key : section + "." + key,
                              "unknown key");
     }
   }
@@ -108,8 +108,9 @@ BenchConfig load_bench_config(const std::string& path) {
     m.quantiles = config_detail::as_number_list(*v, "model.quantiles");
   if (const auto* v = find(model, "unit_chunks")) {
     const YamlValue& chunks = require_map(v, model.where, "model.unit_chunks");
-    for (const auto& [unit, count] : chunks.entries) {
-      m.unit_chunks[unit] = config_detail::as_positive_int(count, "model.unit_chunks." + unit);
+    for (const auto& entry : chunks.entries) {
+      m.unit_chunks[entry.key] =
+          config_detail::as_positive_int(entry.value, "model.unit_chunks." + entry.key);
     }
   }
 

@@ -4,7 +4,10 @@
 # translation unit into one per build.
 #
 # A target reusing it must compile with the same language standard and code-generation flags;
-# GCC checks, and with -Winvalid-pch says so where it falls back to parsing the headers.
+# GCC checks, and with -Winvalid-pch says so where it falls back to parsing the headers. Clang
+# refuses outright a header compiled with another default visibility, so under clang a target
+# with hidden visibility (libtftrain: set CXX_VISIBILITY_PRESET before calling) parses
+# LibTorch's headers itself.
 option(TFT_PRECOMPILED_HEADERS "Precompile LibTorch's headers once per build" ON)
 
 if(TFT_PRECOMPILED_HEADERS)
@@ -15,6 +18,10 @@ endif()
 
 function(tft_use_torch_pch target)
   if(NOT TFT_PRECOMPILED_HEADERS)
+    return()
+  endif()
+  get_target_property(_visibility ${target} CXX_VISIBILITY_PRESET)
+  if(CMAKE_CXX_COMPILER_ID MATCHES "Clang" AND _visibility AND NOT _visibility STREQUAL "default")
     return()
   endif()
   target_precompile_headers(${target} REUSE_FROM tft_torch_pch)

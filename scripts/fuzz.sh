@@ -7,8 +7,9 @@
 #   scripts/fuzz.sh --minimize TARGET FILE   shrink a crashing input (writes FILE.min)
 #   scripts/fuzz.sh --list                   the targets
 #
-# Targets: fuzz_train_config, fuzz_checkpoint_yaml, fuzz_checkpoint_json, fuzz_csv_dataset
-# (parsers: thousands of inputs a second), fuzz_saved_model, fuzz_snapshot (load a LibTorch
+# Targets: fuzz_train_config, fuzz_checkpoint_yaml, fuzz_checkpoint_json, fuzz_csv_dataset,
+# fuzz_arrow_stream (parsers: thousands of inputs a second; the last decodes Arrow IPC bytes
+# into the C API's Arrow stream input), fuzz_saved_model, fuzz_snapshot (load a LibTorch
 # model per input: 10-300 a second; run in fork mode, and an input that only makes LibTorch's
 # unpickler run out of memory is counted, not failed). What each checks is at the top of
 # tests/fuzz/<target>.cpp.
@@ -25,8 +26,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 targets=(fuzz_train_config fuzz_checkpoint_yaml fuzz_checkpoint_json fuzz_csv_dataset
-         fuzz_saved_model fuzz_snapshot)
-usage() { sed -n '2,23p' "$0"; }
+         fuzz_arrow_stream fuzz_saved_model fuzz_snapshot)
+usage() { sed -n '2,24p' "$0"; }
 
 mode=fuzz
 runs=""
@@ -51,12 +52,11 @@ fi
 prefix=$(./scripts/setup-deps.sh --fuzz | tail -n 1)
 
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
-# Only the libraries the targets link and the targets themselves: no tests or bindings. No
-# Parquet either: no target reads it, and it makes tft_config C++20, where clang-14 with
-# libstdc++ 12 rejects src/config/yaml_value.h (a vector of pairs holding the incomplete
-# YamlValue; GCC accepts it).
+# Only the libraries the targets link and the targets themselves: no tests or bindings. With
+# Arrow C++ (the pyarrow wheel's, built with GCC and libstdc++, which clang links as is):
+# fuzz_arrow_stream decodes its inputs with it.
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
-  -DTFT_BUILD_FUZZERS=ON -DTFT_BUILD_TESTS=OFF -DTFT_BUILD_BINDINGS=OFF -DTFT_WITH_PARQUET=OFF \
+  -DTFT_BUILD_FUZZERS=ON -DTFT_BUILD_TESTS=OFF -DTFT_BUILD_BINDINGS=OFF -DTFT_WITH_PARQUET=ON \
   -DTFT_TORCH_PREFIX="$prefix" >/dev/null
 cmake --build build-fuzz -j "${JOBS:-$(nproc)}" --target "${chosen[@]}"
 

@@ -9,10 +9,15 @@
 #                                the tests labelled cuda skip. The CUDA libraries the wheel links
 #                                but this leg never calls are stand-ins (make_cuda_stubs.py).
 #   scripts/test.sh --lint       the style check alone (scripts/lint.sh: clang-format, file sizes)
-#   scripts/test.sh --all        the lint, wheel, Debian and CUDA-compile legs in turn: what CI runs
+#   scripts/test.sh --fuzz-smoke every libFuzzer target built with clang-14 (scripts/fuzz.sh,
+#                                build-fuzz/) and fuzzed for FUZZ_SMOKE_SECONDS (default 5) each,
+#                                from its seeds only, so the fuzz build cannot rot
+#   scripts/test.sh --all        the lint, wheel, Debian, CUDA-compile and fuzz-smoke legs in
+#                                turn: what CI runs
 #   scripts/test.sh --sanitize   the default leg under ASan+UBSan (build-asan/)
 #
-# Environment: JOBS (parallel build jobs, default: all cores), CTEST_ARGS (extra ctest flags).
+# Environment: JOBS (parallel build jobs, default: all cores), CTEST_ARGS (extra ctest flags),
+# FUZZ_SMOKE_SECONDS (the fuzz-smoke leg's seconds per target).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,9 +27,10 @@ case "${1:-}" in
   --debian) legs=(debian) ;;
   --cuda-compile) legs=(cuda-compile) ;;
   --lint) legs=(lint) ;;
-  --all) legs=(lint wheel debian cuda-compile) ;;
+  --fuzz-smoke) legs=(fuzz-smoke) ;;
+  --all) legs=(lint wheel debian cuda-compile fuzz-smoke) ;;
   --sanitize) legs=(sanitize) ;;
-  -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
   *) echo "test.sh: unknown option '$1'" >&2; exit 2 ;;
 esac
 jobs="${JOBS:-$(nproc)}"
@@ -66,6 +72,15 @@ for leg in "${legs[@]}"; do
         run_leg "LibTorch 2.x with CUDA, no GPU" build-cuda -DTFT_TORCH_PREFIX="$prefix" \
           -DTFT_WITH_CUDA=ON
       ) ;;
+    fuzz-smoke)
+      # A scratch folder of its own: the run starts from the committed seeds, not from what
+      # earlier fuzzing on this machine found, and leaves nothing behind.
+      echo "== test.sh: fuzz-smoke leg in build-fuzz ==" >&2
+      start=$SECONDS
+      scratch=$(mktemp -d)
+      JOBS="$jobs" FUZZ_SCRATCH="$scratch" ./scripts/fuzz.sh all "${FUZZ_SMOKE_SECONDS:-5}"
+      rm -rf "$scratch"
+      echo "== test.sh: fuzz-smoke leg passed in $((SECONDS - start)) s ==" >&2 ;;
     sanitize)
       prefix=$(./scripts/setup-deps.sh | tail -n 1)
       # LibTorch itself is not instrumented; its one-time global allocations are not ours.

@@ -99,15 +99,16 @@ std::vector<CategoricalColumn> parse_categoricals(const YamlValue& v, const std:
       column.name = item.text;
     } else if (item.kind == YamlValue::Kind::Map) {
       bool has_name = false;
-      for (std::size_t e = 0; e < item.entries.size(); ++e) {
-        const auto& [name, value] = item.entries[e];
+      for (const auto& entry : item.entries) {
+        const std::string& name = entry.key;
+        const YamlValue& value = entry.value;
         if (name == "name") {
           column.name = as_string(value, item_key + ".name");
           has_name = true;
         } else if (name == "embedding_dim") {
           column.embedding_dim = as_non_negative_int(value, item_key + ".embedding_dim");
         } else {
-          fail_at(item.entry_where[e], item_key,
+          fail_at(entry.where, item_key,
                   "unknown key '" + name + "' (expected one of: name, embedding_dim)");
         }
       }
@@ -306,8 +307,8 @@ const std::vector<Field>& fields() {
             fail_at(v.where, k, "expected a mapping of unit names to chunk counts, got " + v.shown);
           }
           std::map<std::string, std::int64_t> chunks;
-          for (const auto& [unit, count] : v.entries) {
-            chunks[unit] = as_positive_int(count, k + "." + unit);
+          for (const auto& entry : v.entries) {
+            chunks[entry.key] = as_positive_int(entry.value, k + "." + entry.key);
           }
           c.model.unit_chunks = chunks;
         }});

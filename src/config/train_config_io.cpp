@@ -47,10 +47,10 @@ using WhereMap = std::map<std::string, std::string>;
 
 void record_where(const YamlValue& v, const std::string& key, WhereMap& where) {
   if (v.kind == YamlValue::Kind::Map) {
-    for (std::size_t e = 0; e < v.entries.size(); ++e) {
-      const std::string child = child_key(key, v.entries[e].first);
-      where[child] = v.entry_where[e];
-      record_where(v.entries[e].second, child, where);
+    for (const auto& entry : v.entries) {
+      const std::string child = child_key(key, entry.key);
+      where[child] = entry.where;
+      record_where(entry.value, child, where);
     }
   } else if (v.kind == YamlValue::Kind::Seq) {
     for (std::size_t i = 0; i < v.items.size(); ++i) {
@@ -85,14 +85,15 @@ void apply_section(TrainConfig& config, const YamlValue& map, const std::string&
   // one key means exactly that key (and giving both is reported by validate()).
   if (prefix == "split") {
     for (const auto& entry : map.entries) {
-      if (entry.first == "validation_fraction" || entry.first == "validation_steps") {
+      if (entry.key == "validation_fraction" || entry.key == "validation_steps") {
         config.split.validation_fraction.reset();
         config.split.validation_steps.reset();
       }
     }
   }
-  for (std::size_t e = 0; e < map.entries.size(); ++e) {
-    const auto& [name, value] = map.entries[e];
+  for (const auto& entry : map.entries) {
+    const std::string& name = entry.key;
+    const YamlValue& value = entry.value;
     const std::string key = child_key(prefix, name);
     if (key == "checkpoint") continue;  // read last, with the model's unit names
     if (const Field* field = find_field(key)) {
@@ -111,7 +112,7 @@ void apply_section(TrainConfig& config, const YamlValue& map, const std::string&
     } else if (is_section(key)) {
       apply_section(config, value, key, ctx);
     } else {
-      fail_at(map.entry_where[e], label,
+      fail_at(entry.where, label,
               "unknown key '" + name + "' (expected one of: " + join(children(prefix)) + ")");
     }
   }

@@ -58,13 +58,12 @@ YamlValue to_value(const YAML::Node& node, const YamlLocator& loc, const std::st
           fail_at(where, path, "expected a key name, got " + to_value(key, loc, path, where).shown);
         }
         for (const auto& earlier : v.entries) {
-          if (earlier.first == key.Scalar()) {
+          if (earlier.key == key.Scalar()) {
             fail_at(where, path, "duplicate key '" + key.Scalar() + "'");
           }
         }
         const std::string child = path.empty() ? key.Scalar() : path + "." + key.Scalar();
-        v.entries.emplace_back(key.Scalar(), to_value(value, loc, child, where));
-        v.entry_where.push_back(where);
+        v.entries.push_back(YamlEntry{key.Scalar(), where, to_value(value, loc, child, where)});
       }
       break;
     case YAML::NodeType::Scalar: {

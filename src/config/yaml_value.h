@@ -8,7 +8,6 @@
 
 #include <cstdint>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include <yaml-cpp/yaml.h>
@@ -20,13 +19,23 @@
 namespace tft {
 namespace config_detail {
 
+struct YamlEntry;
+
 // A plain scalar's fields come from YamlScalar (common/yaml_scalar.h); Seq and Map are this
 // reader's own kinds.
 struct YamlValue : YamlScalar {
-  std::string where;                                       // "file:12: ", "line 12: " or ""
-  std::vector<YamlValue> items;                            // Seq
-  std::vector<std::pair<std::string, YamlValue>> entries;  // Map (keys in file order)
-  std::vector<std::string> entry_where;                    // Map: where each key is
+  std::string where;               // "file:12: ", "line 12: " or ""
+  std::vector<YamlValue> items;    // Seq
+  std::vector<YamlEntry> entries;  // Map (keys in file order)
+};
+
+// One key of a mapping. A struct of its own, declared before YamlValue and defined after it:
+// a std::pair<std::string, YamlValue> member would instantiate the pair while YamlValue is
+// still incomplete, which clang rejects in C++20 (libstdc++'s constexpr vector destructor).
+struct YamlEntry {
+  std::string key;
+  std::string where;  // where the key is: "file:12: "
+  YamlValue value;
 };
 
 using ::tft::YamlLocator;  // common/yaml_locator.h

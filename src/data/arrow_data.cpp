@@ -45,8 +45,19 @@ std::shared_ptr<const ArrowData> ArrowData::read(ArrowArrayStream* stream, std::
     const arrow::Status read = reader->ReadNext(&batch);
     if (!read.ok()) throw_stream_failed(name, rows, read.message());
     if (!batch) break;
+    // Lengths are the producer's word (the C interface carries no buffer sizes), but a negative
+    // one, columns of another length than their batch, or a total past int64 are not arrays.
+    const arrow::Status shape = batch->num_rows() < 0
+                                    ? arrow::Status::Invalid("a length of ", batch->num_rows())
+                                    : batch->Validate();
+    if (!shape.ok()) {
+      throw DataError(name + ": row " + std::to_string(rows) +
+                      ": the stream gave a malformed record batch: " + shape.message());
+    }
     if (batch->num_rows() == 0) continue;
-    rows += batch->num_rows();
+    if (__builtin_add_overflow(rows, batch->num_rows(), &rows)) {
+      throw DataError(name + ": the stream holds more than 2^63 rows");
+    }
     batches->batches.push_back(std::move(batch));
   }
   if (rows == 0) {

@@ -11,6 +11,12 @@
 // null and NaN rules and messages as a Parquet file; row i (0-based, across batches) is
 // "<name>: row i".
 //
+// The C interface carries no buffer sizes: lengths and offsets are the producer's word (Arrow's
+// importer infers buffer sizes from them), so the validation of arrow_row_source.h catches
+// what contradicts itself (a negative length, an offset going backwards), not a buffer shorter
+// than its array says: as for any consumer of the interface, the producer's arrays must be well
+// formed.
+//
 // Arrow C++ is needed (builds with TFT_WITH_PARQUET); without it read() is an UnsupportedError.
 // This header includes no Arrow header.
 #pragma once

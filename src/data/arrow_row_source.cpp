@@ -227,6 +227,14 @@ void ArrowRowSource::fill(Cell& cell, const Column& column, const arrow::Array& 
     cell.kind = Cell::Kind::Real;
     cell.real = v;
   };
+  // Days since the epoch, kept in microseconds: past about 292,000 years they overflow, an
+  // error as for timestamps (`shown` is the value as the column holds it).
+  auto date = [&](std::int64_t days, const std::string& shown) {
+    cell.kind = Cell::Kind::Date;
+    if (__builtin_mul_overflow(days, kMicrosPerDay, &cell.integer)) {
+      fail_at(position, column.name, shown + " is out of range");
+    }
+  };
   auto string = [&](std::string_view v) {
     cell.kind = Cell::Kind::String;
     cell.text = v;
@@ -276,20 +284,18 @@ void ArrowRowSource::fill(Cell& cell, const Column& column, const arrow::Array& 
                                  position, column.name);
       return;
     }
-    case arrow::Type::DATE32:
-      cell.kind = Cell::Kind::Date;
-      cell.integer =
-          static_cast<std::int64_t>(static_cast<const arrow::Date32Array&>(array).Value(i)) *
-          kMicrosPerDay;
+    case arrow::Type::DATE32: {
+      const std::int64_t days = static_cast<const arrow::Date32Array&>(array).Value(i);
+      date(days, "date32 value " + std::to_string(days) + " days");
       return;
+    }
     case arrow::Type::DATE64: {
       const std::int64_t millis = static_cast<const arrow::Date64Array&>(array).Value(i);
       if (millis % kMillisPerDay != 0) {
         fail_at(position, column.name,
                 "date64 value " + std::to_string(millis) + " ms is not a midnight");
       }
-      cell.kind = Cell::Kind::Date;
-      cell.integer = millis / kMillisPerDay * kMicrosPerDay;
+      date(millis / kMillisPerDay, "date64 value " + std::to_string(millis) + " ms");
       return;
     }
     default: fail_at(position, column.name, "unsupported type " + array.type()->ToString());

@@ -6,12 +6,14 @@
 //     (final loss and weights bitwise) and forecasts alike; data.path is not needed;
 //   - each fault (a schema without a configured column, a column of an unsupported type, a null
 //     where a value is needed, get_next failing on a later batch or get_schema failing, an
-//     empty stream, a released or NULL stream, a stream handed over twice) is an error naming
-//     the stream, the row and the column, and the stream's release runs exactly once.
+//     empty stream, a batch of a negative length, a released or NULL stream, a stream handed over
+//     twice, dates out of range) is an error naming the stream, the row and the column, and the
+//     stream's release runs exactly once.
 #include <cstring>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <arrow/api.h>
 #include <arrow/c/abi.h>
@@ -124,6 +126,21 @@ std::shared_ptr<const tft::ArrowData> read_stream(std::shared_ptr<arrow::Table> 
   return data;
 }
 
+// Reads `batches` (of the first one's schema) through a C stream; released exactly once.
+std::shared_ptr<const tft::ArrowData> read_batches(
+    const std::vector<std::shared_ptr<arrow::RecordBatch>>& batches) {
+  Counted counted;
+  auto reader = arrow::RecordBatchReader::Make(batches, batches.front()->schema()).ValueOrDie();
+  if (!arrow::ExportRecordBatchReader(reader, &counted.inner).ok()) fail_msg("export failed");
+  ArrowArrayStream stream = counted_stream(counted);
+  try {
+    return tft::ArrowData::read(&stream, "arrow stream");
+  } catch (...) {
+    assert_int_equal(counted.releases, 1);
+    throw;
+  }
+}
+
 TimeSeriesDataset load(const tft::ArrowData& data, const TrainConfig& config) {
   return TimeSeriesDataset::from_source(*data.rows(), config);
 }
@@ -132,6 +149,29 @@ void expect_error(const std::shared_ptr<arrow::Table>& table, const TrainConfig&
                   const char* message) {
   const auto data = read_stream(table);
   TFT_ASSERT_THROWS_WITH(load(*data, config), tft::DataError, message);
+}
+
+// `table` with its date32 `day` column replaced by consecutive days from 2021-01-01 as `type`
+// (date32 or date64), row 3's value by `row3` (days or milliseconds).
+std::shared_ptr<arrow::Table> with_days(const std::shared_ptr<arrow::Table>& table,
+                                        const std::shared_ptr<arrow::DataType>& type,
+                                        std::int64_t row3) {
+  constexpr std::int64_t kFirstDay = 18628;  // 2021-01-01
+  const bool days = type->id() == arrow::Type::DATE32;
+  std::unique_ptr<arrow::ArrayBuilder> builder;
+  assert_true(arrow::MakeBuilder(arrow::default_memory_pool(), type, &builder).ok());
+  for (std::int64_t i = 0; i < table->num_rows(); ++i) {
+    const std::int64_t value = i == 3 ? row3 : days ? kFirstDay + i : (kFirstDay + i) * 86400000;
+    const arrow::Status appended =
+        days ? static_cast<arrow::Date32Builder&>(*builder).Append(static_cast<std::int32_t>(value))
+             : static_cast<arrow::Date64Builder&>(*builder).Append(value);
+    assert_true(appended.ok());
+  }
+  const int day = table->schema()->GetFieldIndex("day");
+  return table
+      ->SetColumn(day, arrow::field("day", type),
+                  std::make_shared<arrow::ChunkedArray>(builder->Finish().ValueOrDie()))
+      .ValueOrDie();
 }
 
 }  // namespace
@@ -199,6 +239,13 @@ TFT_TEST(test_schema_and_type_faults_name_the_stream_and_column) {
   no_fill.data.missing_values = tft::MissingValuePolicy::Error;
   expect_error(table, no_fill,
                "arrow stream: row 4: column 'price': null value (data.missing_values: error)");
+  // Dates past what microseconds since 1970 hold in 64 bits (fuzz_arrow_stream found the
+  // date32 overflow).
+  expect_error(with_days(table, arrow::date32(), 2147483647), config,
+               "arrow stream: row 3: column 'day': date32 value 2147483647 days is out of range");
+  expect_error(with_days(table, arrow::date64(), 9223372036828800000), config,
+               "arrow stream: row 3: column 'day': date64 value 9223372036828800000 ms is out of "
+               "range");
 }
 
 TFT_TEST(test_stream_faults_are_errors_and_release_once) {
@@ -213,6 +260,12 @@ TFT_TEST(test_stream_faults_are_errors_and_release_once) {
   const std::shared_ptr<arrow::Table> table = shop_table();
   TFT_ASSERT_THROWS_WITH(read_stream(table->Slice(0, 0)), tft::DataError,
                          "arrow stream: the stream holds no rows");
+  // A batch of a negative length (fuzz_arrow_stream found it).
+  TFT_ASSERT_THROWS_WITH(
+      read_batches({arrow::RecordBatch::Make(arrow::schema({}), -5, arrow::ArrayVector{})}),
+      tft::DataError,
+      "arrow stream: row 0: the stream gave a malformed record batch: a "
+      "length of -5");
   // Released (or handed over once already) and NULL streams: nothing is called.
   ArrowArrayStream released{};
   TFT_ASSERT_THROWS_WITH(tft::ArrowData::read(&released, "arrow stream"), tft::InvalidArgumentError,
