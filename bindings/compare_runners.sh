@@ -9,7 +9,7 @@
 # runner runs under $MONO (default mono); LD_LIBRARY_PATH must let it find
 # libtftrain_csharp.so. Each runner writes to OUT_DIR/<language>/run.
 #
-# Data in memory: MEMORY_RUNNERS, a comma-separated list of languages among go, csharp and
+# Data in memory: MEMORY_RUNNERS, a comma-separated list of languages among c, go, csharp and
 # rust whose runners take --memory (load data.path's CSV with that language's Arrow library
 # and train from memory), runs each of them once more as `RUNNER --memory CONFIG ...` into
 # OUT_DIR/<language>-memory; its summary must equal the others', the file mode's above all.
@@ -55,11 +55,12 @@ run() {
 
 for name in $(echo "${MEMORY_RUNNERS:-}" | tr ',' ' '); do
   case "$name" in
+    c) [ "$3" = "-" ] || run c-memory "$3" --memory ;;
     go) [ "$4" = "-" ] || run go-memory "$4" --memory ;;
     csharp) [ "$5" = "-" ] || run csharp-memory "$mono" "$5" --memory ;;
     rust) [ "$6" = "-" ] || run rust-memory "$6" --memory ;;
     *)
-      echo "FAIL: MEMORY_RUNNERS names '$name' (go, csharp or rust)"
+      echo "FAIL: MEMORY_RUNNERS names '$name' (c, go, csharp or rust)"
       status=1
       ;;
   esac

@@ -14,7 +14,8 @@
 #                                    runtimes (libclang-rt-14-dev), for scripts/fuzz.sh.
 #
 # Every mode also installs the pinned pyarrow wheel (Arrow C++ and Parquet, for Parquet input)
-# into the venv, and, where Go is installed, the Go bindings' modules (arrow-go).
+# into the venv, nanoarrow's C sources (the C runner's data in memory), and, where Go is
+# installed, the Go bindings' modules (arrow-go).
 #
 # Environment: TFT_TORCH_VENV (default ~/.cache/tftrain/venv-torch), TFT_TORCH_WHEEL_VERSION
 # and TFT_PYARROW_VERSION (default: the pins below; the versions CI and the benchmarks use).
@@ -74,6 +75,40 @@ arrow_version="${TFT_PYARROW_VERSION:-26.0.1}"
 if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('pyarrow') != '$arrow_version')" 2>/dev/null; then
   echo "setup-deps: installing pyarrow==$arrow_version from PyPI into $venv" >&2
   "$venv/bin/pip" install -q --no-deps "pyarrow==$arrow_version" >&2
+fi
+
+# nanoarrow (Apache Arrow's C library), for the C runner's --memory mode: the C sources of its
+# PyPI sdist, checked against the pinned SHA-256 and unpacked into $TFT_NANOARROW_DIR (default
+# ~/.cache/tftrain/nanoarrow-<version>); examples/CMakeLists.txt compiles them into the runner.
+# No registry here packages nanoarrow's C library on its own (Debian 12 has none).
+nanoarrow_version=0.9.0
+nanoarrow_dir="${TFT_NANOARROW_DIR:-$HOME/.cache/tftrain/nanoarrow-$nanoarrow_version}"
+if [ ! -f "$nanoarrow_dir/src/nanoarrow/nanoarrow.h" ]; then
+  echo "setup-deps: fetching nanoarrow $nanoarrow_version's C sources from PyPI" >&2
+  python3 - "$nanoarrow_dir" "$nanoarrow_version" <<'PY'
+import hashlib, io, os, shutil, sys, tarfile, tempfile, urllib.request
+target, version = sys.argv[1], sys.argv[2]
+url = ("https://files.pythonhosted.org/packages/bc/b2/"
+       "8fedfa966cc25126e1c9090e6d9fed75dab4e1d2716e3ca2d18ea2d6f438/nanoarrow-0.9.0.tar.gz")
+sha256 = "1ce15bbed8532839347faa78824c5dbd3769bff60661003e34c6fba5dd881bd3"
+payload = urllib.request.urlopen(url, timeout=120).read()
+if hashlib.sha256(payload).hexdigest() != sha256:
+    sys.exit(f"setup-deps: {url}: SHA-256 mismatch (expected {sha256})")
+prefix = f"nanoarrow-{version}/subprojects/arrow-nanoarrow/"
+os.makedirs(os.path.dirname(target), exist_ok=True)
+staging = tempfile.mkdtemp(dir=os.path.dirname(target))
+with tarfile.open(fileobj=io.BytesIO(payload)) as archive:
+    members = [m for m in archive.getmembers() if m.name.startswith(prefix)]
+    for m in members:
+        m.name = m.name[len(prefix):]
+    members = [m for m in members if m.name]
+    if hasattr(tarfile, "data_filter"):  # Python >= 3.11.4: refuse links and paths leaving staging
+        archive.extractall(staging, members=members, filter="data")
+    else:
+        archive.extractall(staging, members=members)
+shutil.rmtree(target, ignore_errors=True)
+os.rename(staging, target)  # whole or not at all: a half-unpacked folder is never seen
+PY
 fi
 
 # The Rust binding's and runner's crates.io crates (arrow-rs, for data in memory), at the
