@@ -41,7 +41,9 @@ func newStream() *C.struct_ArrowArrayStream {
 // NewData hands the records of reader to the library (tft_data_create_from_arrow_stream).
 // The reader is read to its end; NewData takes its own reference (Retain) and gives it back
 // (Release) before returning, in success and failure alike, so the caller still releases its
-// own. Errors: ErrData when the stream fails or holds no rows.
+// own. Errors: ErrData when the reader fails (Next returns false with Err set: the message
+// carries the row its failing batch began at and Err's text, which arrow-go hands over as the
+// stream's get_last_error) or holds no rows.
 func NewData(reader array.RecordReader) (*Data, error) {
 	if reader == nil {
 		return nil, invalid("reader is nil")

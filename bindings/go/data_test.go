@@ -6,6 +6,7 @@ package tftrain
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -241,4 +242,92 @@ func TestDataOwnership(t *testing.T) {
 		t.Fatalf("the empty stream took %d references and gave back %d; want 1 and 1", r, l)
 	}
 	empty.Release()
+}
+
+// failingReader gives the records of its embedded reader, then fails: Next returns false and
+// Err returns err, as a reader whose source breaks off does.
+type failingReader struct {
+	array.RecordReader
+	err    error
+	failed bool
+}
+
+func (f *failingReader) Next() bool {
+	if f.RecordReader.Next() {
+		return true
+	}
+	f.failed = true
+	return false
+}
+
+func (f *failingReader) Err() error {
+	if f.failed {
+		return f.err
+	}
+	return f.RecordReader.Err()
+}
+
+// tinyRecords reads the first `batches` record batches of `rows` rows of the tiny CSV, with
+// memory from mem.
+func tinyRecords(t *testing.T, mem memory.Allocator, rows, batches int) []arrow.Record {
+	t.Helper()
+	f, err := os.Open(tinyCSV())
+	check(t, err)
+	defer f.Close()
+	r := arrowcsv.NewReader(f, tinySchema, arrowcsv.WithHeader(true), arrowcsv.WithChunk(rows),
+		arrowcsv.WithAllocator(mem))
+	defer r.Release()
+	records := []arrow.Record{}
+	for len(records) < batches && r.Next() {
+		rec := r.Record()
+		rec.Retain()
+		records = append(records, rec)
+	}
+	check(t, r.Err())
+	if len(records) != batches {
+		t.Fatalf("the CSV gave %d batches of %d rows, want %d", len(records), rows, batches)
+	}
+	return records
+}
+
+// A reader that fails after some batches, or before the first, is a Data error carrying the
+// reader's own error text (arrow-go's get_last_error) and the row its failing batch began at;
+// the stream is given back once, and the library lets go of the batches it had taken (the
+// checked allocator ends at zero bytes).
+func TestDataReaderFails(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		batches int
+		row     string
+	}{
+		{"midway", 1, "arrow stream: row 1000: the stream failed: "},
+		{"midway after two", 2, "arrow stream: row 2000: the stream failed: "},
+		{"at the first batch", 0, "arrow stream: row 0: the stream failed: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			records := tinyRecords(t, mem, 1000, tc.batches)
+			inner, err := array.NewRecordReader(tinySchema, records)
+			check(t, err)
+			for _, rec := range records {
+				rec.Release() // the reader holds its own references
+			}
+			cause := errors.New("sensor feed dropped at batch " + strconv.Itoa(tc.batches+1))
+			reader := &countingReader{RecordReader: &failingReader{RecordReader: inner, err: cause}}
+			data, err := NewData(reader)
+			if data != nil {
+				data.Close()
+				t.Fatal("NewData succeeded on a failing reader")
+			}
+			wantStatus(t, err, StatusData, tc.row+cause.Error())
+			if !errors.Is(err, ErrData) {
+				t.Fatalf("errors.Is(%v, ErrData) is false", err)
+			}
+			if r, l := reader.retains.Load(), reader.releases.Load(); r != 1 || l != 1 {
+				t.Fatalf("the stream took %d references and gave back %d; want 1 and 1", r, l)
+			}
+			reader.Release()
+		})
+	}
 }
