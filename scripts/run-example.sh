@@ -3,7 +3,7 @@
 # example (examples/configs/sp500.yaml: next 5 trading days' close from the last 60) with
 # gradient checkpointing. Progress goes to stderr, the summary (losses, q-risk, samples/s,
 # measured vs predicted activation memory) to stdout; the model, forecast.csv, forecast.svg,
-# interpretation.json and summary.json land in build/runs/sp500/.
+# interpretation.json, interpretation.svg and summary.json land in build/runs/sp500/.
 #
 # Extra arguments go to tft-train, e.g. --epochs 3, --no-gradient-checkpointing, --resume.
 set -euo pipefail

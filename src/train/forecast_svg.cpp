@@ -2,13 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <sstream>
 #include <vector>
 
 #include "train/atomic_file.h"
 #include "train/metrics.h"
+#include "train/svg_util.h"
 
 namespace tft {
 
@@ -19,54 +19,10 @@ constexpr const char* kForecastColour = "#2f6db5";
 constexpr const char* kFutureColour = "#e07b20";
 constexpr double kLeft = 78, kRight = 24, kTop = 30, kBottom = 34;
 
-std::string xml_escape(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f", v);
-  return buf;
-}
-
-// Tick values: about `count` round numbers (1, 2, 5 x 10^k apart) within [lo, hi].
-std::vector<double> nice_ticks(double lo, double hi, int count) {
-  std::vector<double> ticks;
-  const double range = hi - lo;
-  if (!(range > 0) || !std::isfinite(range)) return {lo};
-  const double raw = range / count;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  double step = magnitude;
-  for (double m : {1.0, 2.0, 5.0, 10.0}) {
-    step = m * magnitude;
-    if (step >= raw) break;
-  }
-  for (double t = std::ceil(lo / step) * step; t <= hi + step * 1e-9; t += step) {
-    ticks.push_back(std::fabs(t) < step * 1e-9 ? 0.0 : t);
-  }
-  return ticks;
-}
-
-std::string tick_label(double v) {
-  char buf[32];
-  const double a = std::fabs(v);
-  if (a != 0 && (a >= 1e6 || a < 1e-3)) {
-    std::snprintf(buf, sizeof buf, "%.3g", v);
-  } else {
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-  }
-  return buf;
-}
+using svg::nice_ticks;
+using svg::num;
+using svg::tick_label;
+using svg::xml_escape;
 
 struct Panel {
   std::size_t series = 0;
@@ -115,10 +71,7 @@ std::string forecast_svg(const TimeSeriesDataset& dataset, const Predictions& pr
   const double legend_h = 44;
   const double height = legend_h + panel_h * static_cast<double>(panels.size()) + 6;
   std::ostringstream svg;
-  svg << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << options.width << "\" height=\""
-      << num(height) << "\" viewBox=\"0 0 " << options.width << " " << num(height)
-      << "\" font-family=\"DejaVu Sans, Arial, sans-serif\" font-size=\"11\">\n";
-  svg << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
+  svg::open_svg(svg, options.width, height);
   svg << "<text x=\"" << num(kLeft) << "\" y=\"18\" font-size=\"14\" font-weight=\"bold\">"
       << xml_escape(options.title) << " (" << xml_escape(target) << ")</text>\n";
   // Legend.

@@ -10,6 +10,7 @@
 //   forecast.csv         validation windows and the window after the data (forecast_csv.h)
 //   forecast.svg         forecast vs actual, up to four series (forecast_svg.h)
 //   interpretation.json  variable importances and attention (interpretation.h)
+//   interpretation.svg   a plot of the same (interpretation_svg.h)
 //   summary.json         how the run ended (summary.h)
 //
 // Determinism: the trainer's own generators (isolation.h) are seeded with training.seed before

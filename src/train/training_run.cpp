@@ -20,6 +20,7 @@
 #include "train/forecast_svg.h"
 #include "train/gradient_buffers.h"
 #include "train/gradient_clipping.h"
+#include "train/interpretation_svg.h"
 #include "train/summary.h"
 #include "train/trainer.h"
 #include "train/trainer_state.h"
@@ -453,8 +454,7 @@ void TrainingRun::write_outputs(TrainReport& report) {
   write_forecast_csv(out / "forecast.csv", state_.dataset, predictions,
                      state_.config.data.group_columns);
   write_forecast_svg(out / "forecast.svg", state_.dataset, predictions, state_.config.data.target);
-  write_file_atomically(out / "interpretation.json",
-                        predictions.interpretation.to_json().dump(2) + "\n");
+  write_interpretation_files(out, predictions.interpretation);
   report.memory = trainer_.memory_report();
   write_file_atomically(out / "summary.json", summary_json(report).dump(2) + "\n");
 }

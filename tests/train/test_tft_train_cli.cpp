@@ -87,8 +87,9 @@ TFT_TEST(test_trains_and_writes_files) {
   assert_true(r.out.find("Training summary") != std::string::npos);
   assert_true(r.out.find("q-risk P50") != std::string::npos);
   assert_true(r.out.find("checkpointing                      every unit (6)") != std::string::npos);
-  for (const char* name : {"model/weights.pt", "forecast.csv", "forecast.svg", "summary.json",
-                           "interpretation.json", "metrics.jsonl", "snapshots/last.pt"}) {
+  for (const char* name :
+       {"model/weights.pt", "forecast.csv", "forecast.svg", "summary.json", "interpretation.json",
+        "interpretation.svg", "metrics.jsonl", "snapshots/last.pt"}) {
     if (!fs::exists(out / name)) fail_msg("missing %s", name);
   }
   assert_false(fs::exists(dir / "from-yaml"));  // --output won

@@ -84,9 +84,9 @@ TFT_TEST(test_learns_writes_outputs_and_saved_model_predicts_bitwise) {
   // The files.
   const fs::path out = dir / "out";
   for (const char* name :
-       {"metrics.jsonl", "forecast.csv", "forecast.svg", "interpretation.json", "summary.json",
-        "snapshots/last.pt", "model/weights.pt", "model/config.yaml", "model/transforms.json",
-        "model/model_config.json"}) {
+       {"metrics.jsonl", "forecast.csv", "forecast.svg", "interpretation.json",
+        "interpretation.svg", "summary.json", "snapshots/last.pt", "model/weights.pt",
+        "model/config.yaml", "model/transforms.json", "model/model_config.json"}) {
     if (!fs::exists(out / name)) fail_msg("missing output %s", name);
   }
   for (const auto& entry : fs::directory_iterator(out)) {
@@ -128,6 +128,9 @@ TFT_TEST(test_learns_writes_outputs_and_saved_model_predicts_bitwise) {
   assert_int_equal(interpretation.at("attention").at("mean").size(), 16);
   assert_int_equal(interpretation.at("attention").at("positions").at(0).get<int>(), -12);
   assert_true(read_text(out / "forecast.svg").rfind("<svg", 0) == 0);
+  const std::string interpretation_svg = read_text(out / "interpretation.svg");
+  assert_true(interpretation_svg.rfind("<svg", 0) == 0);
+  assert_true(interpretation_svg.find("<title>season_sin: ") != std::string::npos);
 
   // Predictions: validation windows, then one future window per series.
   const tft::Predictions mine = trainer.predict();
