@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Accuracy and time of training variants on the example configs, against the first variant.
+"""Accuracy and time of training variants on the example configs, or of tftrain on public data.
 
     bench/example_accuracy.py TFT_TRAIN OUTPUT_DIR --config examples/configs/sp500.yaml \
         --config examples/configs/multiseries.yaml \
@@ -19,6 +19,14 @@ the table gives, per config and variant, the number of seeds, the mean ± sample
 deviation (n - 1) of q-risk P50 and P90 over the seeds, whether that mean lies within the first
 variant's seed-to-seed range [min, max] of the same quantile, and mean train seconds, samples
 per second and activation peak.
+
+With `--public` it scores tftrain on public data sets with strong seasonality instead, against
+the naive and seasonal naive forecasts and pytorch-forecasting (no --config or --variant; see
+bench/public_accuracy.py):
+
+    bench/example_accuracy.py TFT_TRAIN OUTPUT_DIR --public [--set NAME ...] [--threads 1] \
+        [--peer PYTHON | --no-peer] [--label TEXT] [--json FILE] [--markdown FILE] \
+        [--from-json EARLIER.json ...] [--no-run] [--update BENCHMARKS.md]
 """
 import argparse
 import json
@@ -144,13 +152,40 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("tft_train")
     parser.add_argument("output_dir", type=Path)
-    parser.add_argument("--config", action="append", required=True, type=Path)
-    parser.add_argument("--variant", action="append", required=True, type=parse_variant)
-    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--config", action="append", type=Path)
+    parser.add_argument("--variant", action="append", type=parse_variant)
+    parser.add_argument("--threads", type=int,
+                        help="tft-train --threads (default: 2; with --public 1, as its configs)")
     parser.add_argument("--seeds", type=parse_seeds,
                         help="comma-separated seeds, each passed as --seed N (default: the YAML's)")
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--public", action="store_true",
+                        help="score the public data sets of bench/configs/accuracy/")
+    parser.add_argument("--set", action="append", dest="sets", metavar="NAME",
+                        help="with --public: only this set (repeatable; default: all)")
+    parser.add_argument("--peer", help="with --public: the peer venv's python "
+                        "(default: what bench/peer/setup.sh prints)")
+    parser.add_argument("--no-peer", action="store_true", help="with --public: skip the peer")
+    parser.add_argument("--markdown", type=Path, help="with --public: also write the table here")
+    parser.add_argument("--label", help="with --public: this run's name in the section "
+                        "(default: 'tftrain at COMMIT')")
+    parser.add_argument("--from-json", action="append", type=Path, metavar="JSON",
+                        help="with --public: an earlier run's --json, shown before this one in "
+                        "the --update section (repeatable)")
+    parser.add_argument("--no-run", action="store_true",
+                        help="with --public: train nothing; rewrite the section from --from-json")
+    parser.add_argument("--update", type=Path, metavar="FILE", help="with --public: write the "
+                        "section between <!-- public-accuracy:begin/end --> in FILE")
     args = parser.parse_args()
+    if args.public:
+        import public_accuracy  # bench/public_accuracy.py, beside this file
+        args.threads = 1 if args.threads is None else args.threads
+        public_accuracy.main(args)
+        return
+    if not args.config or not args.variant:
+        parser.error("--config and --variant are required (or --public)")
+    if args.threads is None:
+        args.threads = 2
     labels = [label for label, _ in args.variant]
     if len(set(labels)) != len(labels):
         sys.exit("variant labels must differ")

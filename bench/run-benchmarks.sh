@@ -80,6 +80,13 @@ read_cmd=("$arrow_python" bench/data_reading/data_reading.py ./build/bin/tft-rea
           build/data-reading --json bench/results/data-reading.json)
 read_table=$("${read_cmd[@]}")
 
+# Accuracy on public data (about 20 minutes more) is not rerun here: its section, between its
+# markers, is kept as it is. `python3 bench/example_accuracy.py ./build/bin/tft-train
+# build/public-accuracy --public --json bench/results/public-accuracy.json --update BENCHMARKS.md`
+# regenerates it alone (see bench/public_accuracy.py).
+public_accuracy_section=$(sed -n '/^<!-- public-accuracy:begin -->$/,/^<!-- public-accuracy:end -->$/p' \
+                          BENCHMARKS.md 2>/dev/null || true)
+
 torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.version("torch"))')
 {
   echo "# Benchmarks"
@@ -184,5 +191,9 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo "$accuracy_table"
   echo
   echo "Command: \`$(printf '%q ' "${accuracy_cmd[@]}" | sed 's/ $//')\`."
+  if [ -n "$public_accuracy_section" ]; then
+    echo
+    echo "$public_accuracy_section"
+  fi
 } > BENCHMARKS.md
 echo "wrote BENCHMARKS.md"
