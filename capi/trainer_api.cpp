@@ -170,11 +170,7 @@ tft_status tft_trainer_save(tft_trainer* trainer, const char* directory) {
   TFT_API_BEGIN
   auto* handle = live(trainer, __func__, "trainer");
   tft::Trainer& t = *handle->trainer;
-  if (directory == nullptr) {
-    t.save_model();
-  } else {
-    tft::save_model_directory(directory, t.model(), t.config(), t.dataset().transforms());
-  }
+  t.save_model(directory == nullptr ? std::filesystem::path() : std::filesystem::path(directory));
   TFT_API_END
 }
 

@@ -233,7 +233,7 @@ const std::vector<Field>& fields() {
     f.push_back(choice<TargetCenter>(
         "data.target_normalizer.center",
         [](TrainConfig& c) -> TargetCenter& { return c.data.target_normalizer.center; },
-        {TargetCenter::Statistic, TargetCenter::Last}));
+        {TargetCenter::Statistic, TargetCenter::Last, TargetCenter::Seasonal}));
     f.push_back(choice<TargetMethod>(
         "data.target_normalizer.method",
         [](TrainConfig& c) -> TargetMethod& { return c.data.target_normalizer.method; },
@@ -384,6 +384,10 @@ const std::vector<Field>& fields() {
     // output
     f.push_back(path("output.directory",
                      [](TrainConfig& c) -> std::string& { return c.output.directory; }));
+    f.push_back(choice<CalibrationMethod>(
+        "output.calibration",
+        [](TrainConfig& c) -> CalibrationMethod& { return c.output.calibration; },
+        {CalibrationMethod::None, CalibrationMethod::Conformal}));
     return f;
   }();
   return table;

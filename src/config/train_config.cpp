@@ -44,11 +44,12 @@ std::optional<ConfigProblem> data_problem(const DataConfig& d) {
   }
   if (d.time_column.empty()) return problem("data.time_column", "required (the time column)");
   if (d.target.empty()) return problem("data.target", "required (the column to forecast)");
-  if (d.target_normalizer.center == TargetCenter::Last &&
+  if (d.target_normalizer.center != TargetCenter::Statistic &&
       d.target_normalizer.scope != TargetScope::Encoder) {
     return problem("data.target_normalizer.center",
-                   "last needs data.target_normalizer.scope encoder (a series' statistics have "
-                   "no last value; use center: statistic)");
+                   std::string(to_string(d.target_normalizer.center)) +
+                       " needs data.target_normalizer.scope encoder (a series' statistics have "
+                       "no last value; use center: statistic)");
   }
 
   // Every column name once across roles; the time column is never a feature (use the derived
@@ -350,7 +351,7 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
       t.qat.freeze_observers_epoch == u.qat.freeze_observers_epoch;
   return data_equal && windows_equal && split_equal && model_equal && training_equal &&
          a.checkpoint == b.checkpoint && a.output.directory == b.output.directory &&
-         a.base_dir == b.base_dir;
+         a.output.calibration == b.output.calibration && a.base_dir == b.base_dir;
 }
 
 bool operator!=(const TrainConfig& a, const TrainConfig& b) { return !(a == b); }
@@ -396,7 +397,12 @@ const char* to_string(TargetScope scope) {
 }
 
 const char* to_string(TargetCenter center) {
-  return center == TargetCenter::Statistic ? "statistic" : "last";
+  switch (center) {
+    case TargetCenter::Statistic: return "statistic";
+    case TargetCenter::Last: return "last";
+    case TargetCenter::Seasonal: return "seasonal";
+  }
+  return "?";
 }
 
 const char* to_string(TargetMethod method) {
@@ -420,6 +426,10 @@ const char* to_string(DistributedBackend backend) {
     case DistributedBackend::Nccl: return "nccl";
   }
   return "auto";
+}
+
+const char* to_string(CalibrationMethod method) {
+  return method == CalibrationMethod::Conformal ? "conformal" : "none";
 }
 
 const char* to_string(LrScheduleKind kind) {

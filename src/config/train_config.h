@@ -66,6 +66,8 @@ enum class TargetCenter {
   Statistic,  // "statistic": the method's center (mean, or median for robust)
   Last,       // "last": the last encoder value (scope encoder only): the model forecasts the
               // change from it, and its untrained output is the naive forecast
+  Seasonal,   // "seasonal": the encoder as last; each decoder step on the value one season
+              // (model.seasonality) earlier: its untrained output is the seasonal naive forecast
 };
 
 enum class TargetMethod {
@@ -237,9 +239,17 @@ struct TrainingConfig {
   QatConfig qat;
 };
 
+// How the quantile forecasts are calibrated after training (train/calibration.h).
+enum class CalibrationMethod {
+  None,       // "none": as the model predicts them
+  Conformal,  // "conformal": each quantile shifted by a split-conformal correction fitted on
+              // the validation windows
+};
+
 struct OutputConfig {
   // Relative paths in a YAML file resolve against the file's folder.
   std::string directory = "output";
+  CalibrationMethod calibration = CalibrationMethod::None;
 };
 
 // One broken rule: `field` is the dotted key ("training.epochs", "data.known_reals[2]"),
@@ -287,6 +297,7 @@ const char* to_string(TargetCenter center);
 const char* to_string(TargetMethod method);
 const char* to_string(TargetTransformation transformation);
 const char* to_string(LrScheduleKind kind);
+const char* to_string(CalibrationMethod method);
 const char* to_string(DistributedBackend backend);
 
 }  // namespace tft

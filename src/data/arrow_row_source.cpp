@@ -10,12 +10,12 @@
 #include <arrow/type.h>
 
 #include "common/error.h"
+#include "data/iso8601.h"
 
 namespace tft {
 
 namespace {
 
-constexpr std::int64_t kMicrosPerDay = std::int64_t{86400} * 1000000;
 constexpr std::int64_t kMillisPerDay = std::int64_t{86400} * 1000;
 
 // Arrow's compute functions (local_timestamp) are registered once per process.

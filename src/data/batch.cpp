@@ -30,6 +30,7 @@ TrainingBatch TrainingBatch::to(const torch::Device& device) const {
   out.decoder_times = decoder_times;
   out.target_center = target_center;
   out.target_scale = target_scale;
+  out.decoder_center = decoder_center;
   return out;
 }
 
@@ -54,6 +55,7 @@ TrainingBatch empty_batch(const TimeSeriesDataset& dataset, std::int64_t size) {
   batch.decoder_times = torch::empty({b, dec}, i64);
   batch.target_center = torch::empty({b}, torch::TensorOptions().dtype(torch::kFloat64));
   batch.target_scale = torch::empty({b}, torch::TensorOptions().dtype(torch::kFloat64));
+  batch.decoder_center = torch::empty({b, dec}, torch::TensorOptions().dtype(torch::kFloat64));
   return batch;
 }
 
@@ -77,6 +79,7 @@ SampleBuffers sample_buffers(TrainingBatch& batch, const TimeSeriesDataset& data
   out.decoder_times = batch.decoder_times.data_ptr<std::int64_t>() + i * dec;
   out.target_center = batch.target_center.data_ptr<double>() + i;
   out.target_scale = batch.target_scale.data_ptr<double>() + i;
+  out.decoder_center = batch.decoder_center.data_ptr<double>() + i * dec;
   return out;
 }
 
@@ -108,26 +111,29 @@ TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<W
 
 torch::Tensor unscale_target(const TimeSeriesDataset& dataset, const TrainingBatch& batch,
                              const torch::Tensor& values) {
-  const torch::Tensor& center = batch.target_center;
+  const torch::Tensor& center = batch.decoder_center;
   const torch::Tensor& scale = batch.target_scale;
-  if (!center.defined() || !scale.defined() || center.dim() != 1 ||
-      center.scalar_type() != torch::kFloat64 || !center.sizes().equals(scale.sizes()) ||
+  if (!center.defined() || !scale.defined() || center.dim() != 2 || scale.dim() != 1 ||
+      center.scalar_type() != torch::kFloat64 || center.size(0) != scale.size(0) ||
       scale.scalar_type() != torch::kFloat64) {
     throw DataError(
-        "unscale_target: the batch's target_center and target_scale must be [B] "
-        "float64 tensors");
+        "unscale_target: the batch's target_scale must be a [B] and its decoder_center a "
+        "[B, T_dec] float64 tensor");
   }
   const std::int64_t b = center.size(0);
-  if (values.dim() < 1 || values.size(0) != b) {
-    throw DataError("unscale_target: values must have the batch size " + std::to_string(b) +
-                    " as first dimension");
+  const std::int64_t steps = center.size(1);
+  if (values.dim() < 2 || values.size(0) != b || values.size(1) != steps) {
+    throw DataError("unscale_target: values must be [" + std::to_string(b) + ", " +
+                    std::to_string(steps) + ", ...] (batch size, decoder steps)");
   }
-  std::vector<std::int64_t> shape(static_cast<std::size_t>(values.dim()), 1);
-  shape[0] = b;
+  std::vector<std::int64_t> scale_shape(static_cast<std::size_t>(values.dim()), 1);
+  scale_shape[0] = b;
+  std::vector<std::int64_t> center_shape = scale_shape;
+  center_shape[1] = steps;
   // In double, so large levels (prices, volumes) keep their precision before the cast back.
   const auto device = values.device();
-  const torch::Tensor level =
-      values.to(torch::kFloat64) * scale.view(shape).to(device) + center.view(shape).to(device);
+  const torch::Tensor level = values.to(torch::kFloat64) * scale.view(scale_shape).to(device) +
+                              center.view(center_shape).to(device);
   torch::Tensor original;
   switch (dataset.transforms().target_normalizer.transformation) {
     case TargetTransformation::None: original = level; break;

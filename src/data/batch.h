@@ -22,6 +22,10 @@ struct TrainingBatch {
   // [B] float64: each sample's target normalisation (TimeSeriesDataset::target_normalization)
   torch::Tensor target_center;
   torch::Tensor target_scale;
+  // [B, T_dec] float64: the center of each decoder step's target
+  // (TimeSeriesDataset::decoder_center): target_center repeated, or under center seasonal the
+  // value one season earlier. Targets and forecasts are normalised with it and target_scale.
+  torch::Tensor decoder_center;
 
   // A copy with every tensor on `device` (series, decoder_times and the target normalisation
   // stay on the CPU: they are for writing results, not for the model). To a GPU the tensors go
@@ -46,8 +50,9 @@ TrainingBatch gather_batch(const TimeSeriesDataset& dataset, const std::vector<W
 
 // Values normalised like the target of `batch` (a prediction [B, T_dec, n_quantiles], the
 // targets [B, T_dec], ...) back in original units: T^-1(value * scale + center) with each
-// sample's normalisation (batch.target_center, batch.target_scale) and the dataset's
-// transformation. Computed in double; the result has the dtype and device of `values`.
+// sample's scale (batch.target_scale), each decoder step's center (batch.decoder_center) and
+// the dataset's transformation. Computed in double; the result has the dtype and device of
+// `values`.
 torch::Tensor unscale_target(const TimeSeriesDataset& dataset, const TrainingBatch& batch,
                              const torch::Tensor& values);
 

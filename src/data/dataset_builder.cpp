@@ -24,6 +24,7 @@ TimeSeriesDataset DatasetBuilder::build() {
   encode_categoricals();
   encode_static_categoricals();
   fit_scalers();
+  resolve_target_season();
   make_schema();
   make_sample_plans();
   make_windows();

@@ -3,6 +3,7 @@
 // transforms fitted before, and where each column and series finds its statistics.
 #include "common/error.h"
 #include "data/dataset_builder.h"
+#include "data/seasonality.h"
 #include "data/target_normalizer.h"
 
 namespace tft {
@@ -84,6 +85,35 @@ void DatasetBuilder::fit_scalers() {
         fit_static_scaler(data_.scaling, static_names, ds_.static_reals_);
   }
   locate_statistics(static_names);
+}
+
+// The season of center seasonal's decoder centers: the saved model's, else model.seasonality,
+// else inferred from the time step; it must fit in the encoder, where the centers are read.
+void DatasetBuilder::resolve_target_season() {
+  if (target_normalizer_.center != TargetCenter::Seasonal) return;
+  std::int64_t season = 0;
+  std::string source = "model.seasonality";
+  if (fitted_ != nullptr) {
+    season = fitted_->target_season;
+    source = "the saved model's season";
+  } else if (config_.model.seasonality > 0) {
+    season = config_.model.seasonality;
+  } else {
+    season = infer_seasonality(ds_, source);
+  }
+  if (season <= 0) {
+    fail(source_.header_position(),
+         "data.target_normalizer.center seasonal needs a season, and none is known (" + source +
+             ")");
+  }
+  if (season > config_.windows.encoder_length) {
+    fail(source_.header_position(),
+         "data.target_normalizer.center seasonal: the season (" + source + ", " +
+             std::to_string(season) + " rows) is longer than windows.encoder_length " +
+             std::to_string(config_.windows.encoder_length) +
+             ", where the values one season back are read; lengthen the encoder");
+  }
+  ds_.transforms_.target_season = season;
 }
 
 // Where each column and series finds its statistics.

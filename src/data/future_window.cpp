@@ -14,20 +14,7 @@ namespace tft {
 
 namespace {
 
-constexpr std::int64_t kMicrosPerDay = 86'400'000'000LL;
 constexpr const char* kRelativeTimeIdx = "relative_time_idx";
-
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-  return q;
-}
-
-// 0 = Monday ... 6 = Sunday of an instant (UTC date).
-int weekday_of(std::int64_t micros) {
-  const std::int64_t days = floor_div(micros, kMicrosPerDay);
-  return static_cast<int>(((days + 3) % 7 + 7) % 7);  // 1970-01-01 was a Thursday
-}
 
 // Calendar fields of a stored time (UTC for date-times), or nothing for an integer time.
 std::optional<DateTimeFields> fields_of(const TimeSeriesDataset& dataset, std::int64_t time) {
@@ -100,6 +87,10 @@ class FutureSampleWriter {
     const ScalerStats target = dataset_.target_normalization(series_, info_.length - enc_);
     *out_.target_center = target.mean;
     *out_.target_scale = target.scale;
+    for (std::int64_t h = 0; h < dataset_.prediction_length(); ++h) {
+      out_.decoder_center[h] =
+          dataset_.decoder_center(static_cast<std::size_t>(base + enc_ - 1), h, target);
+    }
     const std::vector<std::string> names = schema_.historical_reals();
     for (std::size_t j = 0; j < names.size(); ++j) {
       const std::vector<float>* column = stored_real(dataset_, names[j]);
@@ -223,31 +214,6 @@ class FutureSampleWriter {
 };
 
 }  // namespace
-
-SeriesTimeStep series_time_step(const TimeSeriesDataset& dataset, std::size_t series) {
-  const SeriesInfo& info = dataset.series().at(series);
-  const auto& times = dataset.times();
-  const auto first = static_cast<std::size_t>(info.offset);
-  const auto n = static_cast<std::size_t>(info.length);
-  std::map<std::int64_t, std::int64_t> counts;
-  const std::size_t from = n > 257 ? n - 257 : 0;
-  for (std::size_t i = from + 1; i < n; ++i) ++counts[times[first + i] - times[first + i - 1]];
-  SeriesTimeStep result;
-  std::int64_t best = 0;
-  for (const auto& [difference, count] : counts) {  // ascending: ties keep the smaller step
-    if (count > best) {
-      best = count;
-      result.step = difference;
-    }
-  }
-  if (dataset.time_kind() == TimeKind::Date && result.step == kMicrosPerDay && n >= 10) {
-    result.business_days = true;
-    for (std::size_t i = 0; i < n && result.business_days; ++i) {
-      result.business_days = weekday_of(times[first + i]) < 5;
-    }
-  }
-  return result;
-}
 
 std::vector<std::int64_t> future_times(const TimeSeriesDataset& dataset, std::size_t series) {
   const SeriesInfo& info = dataset.series().at(series);

@@ -21,18 +21,10 @@
 #include <vector>
 
 #include "data/batch.h"
+#include "data/seasonality.h"
 #include "data/time_series_dataset.h"
 
 namespace tft {
-
-// A series' usual time step (the most frequent difference between consecutive times among
-// its last 256 rows; microseconds for ISO 8601 times), and whether it is a daily series
-// without weekend rows (business days).
-struct SeriesTimeStep {
-  std::int64_t step = 1;
-  bool business_days = false;
-};
-SeriesTimeStep series_time_step(const TimeSeriesDataset& dataset, std::size_t series);
 
 // Times of the prediction_length steps after the last row of `series` (see above).
 std::vector<std::int64_t> future_times(const TimeSeriesDataset& dataset, std::size_t series);

@@ -6,9 +6,6 @@ namespace tft {
 
 namespace {
 
-constexpr std::int64_t kMicrosPerSecond = 1000000;
-constexpr std::int64_t kMicrosPerDay = 86400 * kMicrosPerSecond;
-
 bool is_leap(int year) { return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0; }
 
 int days_in_month(int year, int month) {

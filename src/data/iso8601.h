@@ -25,6 +25,11 @@
 
 namespace tft {
 
+// Units of the stored times (microseconds since 1970-01-01T00:00:00Z).
+inline constexpr std::int64_t kMicrosPerSecond = 1'000'000;
+inline constexpr std::int64_t kMicrosPerHour = 3600 * kMicrosPerSecond;
+inline constexpr std::int64_t kMicrosPerDay = 24 * kMicrosPerHour;
+
 struct DateTimeFields {
   int year = 1970;
   int month = 1;           // 1-12

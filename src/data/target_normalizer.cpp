@@ -110,7 +110,7 @@ ScalerStats fit_encoder_stats(const TargetNormalizerConfig& normalizer, const fl
   }
   const double last = transformed.back();  // before robust's fit sorts the values
   ScalerStats window = fit_center_and_scale(normalizer.method, transformed.data(), count);
-  if (normalizer.center == TargetCenter::Last) window.mean = last;
+  if (normalizer.center != TargetCenter::Statistic) window.mean = last;  // last, seasonal
   window.scale = std::max(window.scale, encoder_scale_floor(series_stats));
   if (!(window.scale > 1e-12 * std::max(1.0, std::fabs(window.mean)))) window.scale = 1.0;
   return window;
@@ -147,7 +147,8 @@ TargetNormalizerConfig target_normalizer_from_json(const nlohmann::json& json) {
   if (!json.is_object()) throw DataError("data transforms: target_normalizer: expected an object");
   TargetNormalizerConfig config;
   config.scope = enum_from_json(json, "scope", {TargetScope::Series, TargetScope::Encoder});
-  config.center = enum_from_json(json, "center", {TargetCenter::Statistic, TargetCenter::Last});
+  config.center = enum_from_json(
+      json, "center", {TargetCenter::Statistic, TargetCenter::Last, TargetCenter::Seasonal});
   config.method = enum_from_json(json, "method", {TargetMethod::Standard, TargetMethod::Robust});
   config.transformation =
       enum_from_json(json, "transformation",

@@ -12,6 +12,7 @@
 #include "data/dataset_builder.h"
 #include "data/iso8601.h"
 #include "data/load_errors.h"
+#include "data/seasonality.h"
 #include "data/target_normalizer.h"
 
 namespace tft {
@@ -25,6 +26,7 @@ nlohmann::json DataTransforms::to_json() const {
   return nlohmann::json{{"format", "tftrain-data-transforms"},
                         {"version", 2},
                         {"target_normalizer", target_normalizer_to_json(target_normalizer)},
+                        {"target_season", target_season},
                         {"scaler", scaler.to_json()},
                         {"static_scaler", static_scaler.to_json()},
                         {"encoders", encoders_json}};
@@ -54,6 +56,20 @@ DataTransforms DataTransforms::from_json(const nlohmann::json& json) {
       version_1 ? TargetNormalizerConfig{TargetScope::Series, TargetCenter::Statistic,
                                          TargetMethod::Standard, TargetTransformation::None}
                 : target_normalizer_from_json(json["target_normalizer"]);
+  if (json.contains("target_season")) {
+    const nlohmann::json& season = json["target_season"];
+    if (!season.is_number_integer() || season.get<std::int64_t>() < 0) {
+      throw DataError("data transforms: target_season: expected a non-negative integer, got " +
+                      season.dump());
+    }
+    t.target_season = season.get<std::int64_t>();
+  }
+  if ((t.target_season > 0) != (t.target_normalizer.center == TargetCenter::Seasonal)) {
+    throw DataError("data transforms: target_season " + std::to_string(t.target_season) +
+                    " does not fit target_normalizer.center " +
+                    to_string(t.target_normalizer.center) +
+                    " (a season for center seasonal, and only for it)");
+  }
   t.scaler = StandardScaler::from_json(json["scaler"]);
   t.static_scaler = StandardScaler::from_json(json["static_scaler"]);
   for (auto it = json["encoders"].begin(); it != json["encoders"].end(); ++it) {
@@ -63,8 +79,8 @@ DataTransforms DataTransforms::from_json(const nlohmann::json& json) {
 }
 
 bool operator==(const DataTransforms& a, const DataTransforms& b) {
-  return a.target_normalizer == b.target_normalizer && a.scaler == b.scaler &&
-         a.static_scaler == b.static_scaler && a.encoders == b.encoders;
+  return a.target_normalizer == b.target_normalizer && a.target_season == b.target_season &&
+         a.scaler == b.scaler && a.static_scaler == b.static_scaler && a.encoders == b.encoders;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -167,6 +183,15 @@ ScalerStats TimeSeriesDataset::target_normalization(std::size_t series,
                            static_cast<std::size_t>(encoder_length_), fitted);
 }
 
+double TimeSeriesDataset::decoder_center(std::size_t last_row, std::int64_t h,
+                                         const ScalerStats& window) const {
+  const std::int64_t m = transforms_.target_season;
+  if (m <= 0) return window.mean;
+  const std::vector<float>& column = reals_[static_cast<std::size_t>(target_index_)];
+  return transform_target(transforms_.target_normalizer.transformation,
+                          column[seasonal_naive_row(last_row, h, m)]);
+}
+
 double TimeSeriesDataset::normalize_target(double y, const ScalerStats& stats) const {
   return (transform_target(transforms_.target_normalizer.transformation, y) - stats.mean) /
          stats.scale;
@@ -239,7 +264,13 @@ void TimeSeriesDataset::fill_sample(const Window& window, const SampleBuffers& o
       out.decoder_categoricals[t * n_dc + j] =
           categoricals_[static_cast<std::size_t>(decoder_categorical_plan_[j])][row];
     }
-    if (out.targets != nullptr) out.targets[t] = scaled(target_index_, row);
+    const ScalerStats step{decoder_center(base + enc - 1, static_cast<std::int64_t>(t), target),
+                           target.scale};
+    if (out.decoder_center != nullptr) out.decoder_center[t] = step.mean;
+    if (out.targets != nullptr) {
+      out.targets[t] = static_cast<float>(
+          normalize_target(reals_[static_cast<std::size_t>(target_index_)][row], step));
+    }
     if (out.decoder_times != nullptr) out.decoder_times[t] = times_[row];
   }
 }

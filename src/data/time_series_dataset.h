@@ -55,10 +55,15 @@ struct DataTransforms {
   StandardScaler static_scaler;
   // Every categorical column (static, known, unknown, derived), by name.
   std::map<std::string, CategoricalEncoder> encoders;
+  // Rows per season of the decoder's target centers under target_normalizer.center seasonal
+  // (model.seasonality, or inferred from the time step when loading); 0 otherwise.
+  std::int64_t target_season = 0;
 
   // {"format": "tftrain-data-transforms", "version": 2, "target_normalizer": {...},
-  //  "scaler": {...}, "static_scaler": {...}, "encoders": {"store": {"categories": [...]}}}
-  // Version 1 (no target_normalizer) reads as scope series, standard, no transformation.
+  //  "target_season": 24, "scaler": {...}, "static_scaler": {...},
+  //  "encoders": {"store": {"categories": [...]}}}
+  // Version 1 (no target_normalizer) reads as scope series, standard, no transformation; a
+  // file without target_season (written before center: seasonal existed) as 0.
   nlohmann::json to_json() const;
   // DataError when the JSON is not such an object.
   static DataTransforms from_json(const nlohmann::json& json);
@@ -97,8 +102,9 @@ struct SampleBuffers {
   std::int64_t* decoder_categoricals = nullptr;
   float* targets = nullptr;
   std::int64_t* decoder_times = nullptr;
-  double* target_center = nullptr;  // [1] the window's target normalisation
-  double* target_scale = nullptr;   // [1]
+  double* target_center = nullptr;   // [1] the window's target normalisation
+  double* target_scale = nullptr;    // [1]
+  double* decoder_center = nullptr;  // [T_dec] each decoder step's center (decoder_center())
 };
 
 class TimeSeriesDataset {
@@ -161,6 +167,12 @@ class TimeSeriesDataset {
   // fitted on the window's encoder steps (scope encoder), with the scale at least
   // encoder_scale_floor(target_stats) and 1 where the window is flat.
   ScalerStats target_normalization(std::size_t series, std::int64_t encoder_start) const;
+  // The center of decoder step h's target in a window whose last encoder row is `last_row`
+  // (a storage row) and whose normalisation is `window`: window.mean, or under center
+  // seasonal T(y) of the row one season earlier (seasonal_naive_row, data/seasonality.h). The
+  // model predicts (T(y) - decoder center) / window.scale, so an output of 0 is the naive
+  // (center last) or the seasonal naive (center seasonal) forecast.
+  double decoder_center(std::size_t last_row, std::int64_t h, const ScalerStats& window) const;
   // (T(y) - center) / scale: what the model sees and predicts.
   double normalize_target(double y, const ScalerStats& stats) const;
   // T^-1(z * scale + center): a prediction back in original units.

@@ -8,14 +8,12 @@
 
 #include "common/format.h"
 #include "data/batch.h"
-#include "data/future_window.h"
+#include "data/seasonality.h"
 
 namespace tft {
 
 namespace {
 
-constexpr std::int64_t kMicrosPerHour = 3'600'000'000LL;
-constexpr std::int64_t kMicrosPerDay = 24 * kMicrosPerHour;
 constexpr std::size_t kWindowsPerBatch = 256;
 
 // The point forecast of horizon step h for a window whose last encoder row is `last`.
@@ -29,9 +27,7 @@ double naive_forecast(const std::vector<float>& target, std::size_t last, std::i
 
 double seasonal_naive_forecast(const std::vector<float>& target, std::size_t last, std::int64_t h,
                                std::int64_t m) {
-  const std::int64_t seasons_back = (h + m) / m;  // ceil((h + 1) / m)
-  return target[last + 1 + static_cast<std::size_t>(h) -
-                static_cast<std::size_t>(seasons_back * m)];
+  return target[seasonal_naive_row(last, h, m)];
 }
 
 ValidationMetrics score(const TimeSeriesDataset& dataset, const std::vector<Window>& windows,
@@ -48,16 +44,16 @@ ValidationMetrics score(const TimeSeriesDataset& dataset, const std::vector<Wind
     torch::Tensor normalized = torch::empty({b, steps, q}, torch::kFloat32);
     float* o = original.data_ptr<float>();
     float* n = normalized.data_ptr<float>();
-    const double* center = batch.target_center.data_ptr<double>();
+    const double* center = batch.decoder_center.data_ptr<double>();  // [B, steps]
     const double* scale = batch.target_scale.data_ptr<double>();
     for (std::int64_t i = 0; i < b; ++i) {
       const Window& w = part[static_cast<std::size_t>(i)];
       const auto last = static_cast<std::size_t>(dataset.series()[w.series].offset + w.start +
                                                  dataset.encoder_length() - 1);
-      const ScalerStats stats{center[i], scale[i]};
       for (std::int64_t h = 0; h < steps; ++h) {
         const double value = forecast(target, last, h, seasonality);
-        const auto z = static_cast<float>(dataset.normalize_target(value, stats));
+        const auto z = static_cast<float>(
+            dataset.normalize_target(value, ScalerStats{center[i * steps + h], scale[i]}));
         for (std::int64_t k = 0; k < q; ++k) {
           o[(i * steps + h) * q + k] = static_cast<float>(value);
           n[(i * steps + h) * q + k] = z;
@@ -70,29 +66,6 @@ ValidationMetrics score(const TimeSeriesDataset& dataset, const std::vector<Wind
 }
 
 }  // namespace
-
-std::int64_t infer_seasonality(const TimeSeriesDataset& dataset, std::string& source) {
-  if (dataset.series().empty()) {
-    source = "no series";
-    return 0;
-  }
-  if (dataset.time_kind() == TimeKind::Integer) {
-    source = "integer times have no known season; set model.seasonality";
-    return 0;
-  }
-  const SeriesTimeStep step = series_time_step(dataset, 0);
-  if (step.step == kMicrosPerHour) {
-    source = "hourly data";
-    return 24;
-  }
-  if (step.step == kMicrosPerDay) {
-    source = step.business_days ? "business-daily data" : "daily data";
-    return step.business_days ? 5 : 7;
-  }
-  source = "no season known for a time step of " +
-           shortest_double(static_cast<double>(step.step) / 1e6) + " s; set model.seasonality";
-  return 0;
-}
 
 BaselineScores score_baselines(const TimeSeriesDataset& dataset, const std::vector<Window>& windows,
                                const std::vector<double>& quantiles,

@@ -8,9 +8,9 @@
 // interval coverage is the share of targets equal to it.
 //
 // The seasonality is model.seasonality when set, else inferred from the first series' time
-// step (data/future_window.h): 24 for hourly data, 7 for daily, 5 for business-daily;
-// nothing for other steps or integer times. Only the encoder is looked at, so the seasonal
-// naive is scored only when m <= encoder_length.
+// step (infer_seasonality, data/seasonality.h): 24 for hourly data, 7 for daily, 5 for
+// business-daily; nothing for other steps or integer times. Only the encoder is looked at, so the
+// seasonal naive is scored only when m <= encoder_length.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +19,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "data/seasonality.h"
 #include "data/time_series_dataset.h"
 #include "data/window_sampler.h"
 #include "train/metrics.h"
@@ -33,9 +34,6 @@ struct BaselineScores {
   std::string seasonality_source;
   ValidationMetrics seasonal_naive;  // windows == 0: not scored (see seasonality_source)
 };
-
-// The seasonality in rows inferred from the time step, or 0; `source` says how or why not.
-std::int64_t infer_seasonality(const TimeSeriesDataset& dataset, std::string& source);
 
 // Both baselines over `windows`. configured_seasonality: model.seasonality (0: infer).
 BaselineScores score_baselines(const TimeSeriesDataset& dataset, const std::vector<Window>& windows,

@@ -26,9 +26,11 @@ class EvalModeGuard {
 };
 
 void append_forecasts(const TimeSeriesDataset& dataset, const TrainingBatch& batch,
-                      const TFTOutput& output, bool future, std::vector<Forecast>& out) {
+                      const TFTOutput& output, const QuantileCalibration& calibration, bool future,
+                      std::vector<Forecast>& out) {
   const at::Tensor prediction =
-      unscale_target(dataset, batch, output.prediction.detach().cpu()).contiguous();
+      unscale_target(dataset, batch, calibration.apply(output.prediction.detach().cpu()))
+          .contiguous();
   const at::Tensor actual = unscale_target(dataset, batch, batch.targets.cpu()).contiguous();
   const std::int64_t b = prediction.size(0), steps = prediction.size(1);
   const std::int64_t q = prediction.size(2);
@@ -90,7 +92,8 @@ ValidationMetrics evaluate_windows(TFTModel& model, const TimeSeriesDataset& dat
 }
 
 Predictions predict_forecasts(TFTModel& model, const TimeSeriesDataset& dataset,
-                              std::int64_t batch_size, const c10::Device& device) {
+                              std::int64_t batch_size, const c10::Device& device,
+                              const QuantileCalibration& calibration) {
   Predictions out;
   out.quantiles = model->config().quantiles;
   out.prediction_length = dataset.prediction_length();
@@ -98,7 +101,8 @@ Predictions predict_forecasts(TFTModel& model, const TimeSeriesDataset& dataset,
   const std::vector<Window>& windows = dataset.validation_windows();
   for_each_batch_output(model, dataset, windows, batch_size, device,
                         [&](const TrainingBatch& batch, const TFTOutput& output) {
-                          append_forecasts(dataset, batch, output, false, out.forecasts);
+                          append_forecasts(dataset, batch, output, calibration, false,
+                                           out.forecasts);
                           interpretation.add(output);
                         });
   // Origins: the time of each window's last encoder step.
@@ -119,7 +123,8 @@ Predictions predict_forecasts(TFTModel& model, const TimeSeriesDataset& dataset,
     for (std::uint32_t s = begin; s < std::min(n, begin + size); ++s) series.push_back(s);
     const TrainingBatch batch = gather_future_batch(dataset, series).to(device);
     const std::size_t first = out.forecasts.size();
-    append_forecasts(dataset, batch, model->forward(batch.inputs), true, out.forecasts);
+    append_forecasts(dataset, batch, model->forward(batch.inputs), calibration, true,
+                     out.forecasts);
     for (std::size_t i = first; i < out.forecasts.size(); ++i) {
       const SeriesInfo& info = dataset.series()[out.forecasts[i].series];
       out.forecasts[i].origin =

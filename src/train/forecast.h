@@ -17,6 +17,7 @@
 #include "data/batch.h"
 #include "data/time_series_dataset.h"
 #include "model/tft_model.h"
+#include "train/calibration.h"
 #include "train/interpretation.h"
 #include "train/metrics.h"
 
@@ -66,8 +67,10 @@ ValidationMetrics evaluate_windows(TFTModel& model, const TimeSeriesDataset& dat
                                    const std::vector<Window>& windows, std::int64_t batch_size,
                                    const c10::Device& device);
 
-// Forecasts of the validation windows and of the windows after the data.
+// Forecasts of the validation windows and of the windows after the data, with `calibration`
+// applied to every quantile forecast (none: the model's own).
 Predictions predict_forecasts(TFTModel& model, const TimeSeriesDataset& dataset,
-                              std::int64_t batch_size, const c10::Device& device);
+                              std::int64_t batch_size, const c10::Device& device,
+                              const QuantileCalibration& calibration = {});
 
 }  // namespace tft

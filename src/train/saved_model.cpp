@@ -1,6 +1,8 @@
 #include "train/saved_model.h"
 
+#include <iterator>
 #include <map>
+#include <vector>
 
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
@@ -24,6 +26,7 @@ constexpr const char* kWeights = "weights.pt";
 constexpr const char* kModelConfig = "model_config.json";
 constexpr const char* kTransforms = "transforms.json";
 constexpr const char* kConfig = "config.yaml";
+constexpr const char* kCalibration = "calibration.json";  // optional
 constexpr const char* kChecksums = "SHA256SUMS";
 constexpr const char* kFiles[] = {kWeights, kModelConfig, kTransforms, kConfig};
 
@@ -61,7 +64,8 @@ std::map<std::string, std::string> parse_checksums(const std::string& text,
 }  // namespace
 
 void save_model_directory(const fs::path& directory, const TFTModel& model,
-                          const TrainConfig& config, const DataTransforms& transforms) {
+                          const TrainConfig& config, const DataTransforms& transforms,
+                          const QuantileCalibration& calibration) {
   ensure_directory(directory.parent_path());
   torch::serialize::OutputArchive archive;
   write_module_state(archive, copy_module_state(*model));
@@ -70,6 +74,7 @@ void save_model_directory(const fs::path& directory, const TFTModel& model,
   contents[kModelConfig] = model_config_to_json(model->config()).dump(2) + "\n";
   contents[kTransforms] = transforms.to_json().dump(2) + "\n";
   contents[kConfig] = train_config_to_yaml(config);
+  if (!calibration.empty()) contents[kCalibration] = calibration.to_json().dump(2) + "\n";
   replace_directory_atomically(directory, [&](const fs::path& folder) {
     for (const auto& [name, bytes] : contents) write_file_atomically(folder / name, bytes);
     write_file_atomically(folder / kChecksums, checksums_text(contents));
@@ -95,7 +100,10 @@ SavedModel SavedModel::load(const fs::path& directory) {
   const std::map<std::string, std::string> digests =
       parse_checksums(read_file(checksums_path), checksums_path.string());
   std::map<std::string, std::string> contents;
-  for (const char* name : kFiles) {
+  std::vector<std::string> names(std::begin(kFiles), std::end(kFiles));
+  // calibration.json is there when SHA256SUMS lists it (then it must be there, unchanged).
+  if (digests.count(kCalibration) > 0) names.push_back(kCalibration);
+  for (const std::string& name : names) {
     const fs::path path = directory / name;
     const auto digest = digests.find(name);
     if (digest == digests.end()) {
@@ -131,6 +139,11 @@ SavedModel SavedModel::load(const fs::path& directory) {
   });
 
   SavedModel saved(std::move(config), std::move(model_config), std::move(transforms));
+  if (contents.count(kCalibration) > 0) {
+    saved.calibration_ = in_file(kCalibration, [&](const std::string& where) {
+      return QuantileCalibration::from_json(parse_json(contents[kCalibration], where), where);
+    });
+  }
   saved.model_ = TFTModel(saved.model_config_);
   // Forecasts run in the precision the model trained in; a saved model forecasts on the CPU,
   // where a 16-mixed model (trained on CUDA) runs in float32 instead.
@@ -154,7 +167,8 @@ TimeSeriesDataset SavedModel::load_dataset(const std::string& path) const {
 }
 
 Predictions SavedModel::predict(const TimeSeriesDataset& dataset) {
-  return predict_forecasts(model_, dataset, config_.training.batch_size, c10::Device(c10::kCPU));
+  return predict_forecasts(model_, dataset, config_.training.batch_size, c10::Device(c10::kCPU),
+                           calibration_);
 }
 
 }  // namespace tft

@@ -7,6 +7,8 @@
 //     model_config.json   the ModelConfig, input schema included (model_config_json.h)
 //     transforms.json     the fitted scalers and categorical encoders (DataTransforms)
 //     config.yaml         the training config (train_config_to_yaml)
+//     calibration.json    output.calibration's shifts (train/calibration.h), applied by
+//                         predict; only when the run fitted them
 //     SHA256SUMS          the SHA-256 of each file above, in `sha256sum`'s format; loading
 //                         checks every file against it first, so a damaged or edited file is
 //                         an error naming it (LibTorch's archive reader checks no CRC)
@@ -35,7 +37,8 @@ namespace tft {
 // Writes the model folder at `directory` (replacing an existing one). The weights are taken
 // from `model` as they are now.
 void save_model_directory(const std::filesystem::path& directory, const TFTModel& model,
-                          const TrainConfig& config, const DataTransforms& transforms);
+                          const TrainConfig& config, const DataTransforms& transforms,
+                          const QuantileCalibration& calibration = {});
 
 class SavedModel {
  public:
@@ -47,6 +50,7 @@ class SavedModel {
   const TrainConfig& config() const { return config_; }
   const ModelConfig& model_config() const { return model_config_; }
   const DataTransforms& transforms() const { return transforms_; }
+  const QuantileCalibration& calibration() const { return calibration_; }
   TFTModel& model() { return model_; }
 
   // Reads a file laid out like the training data with the stored transforms (nothing is
@@ -55,7 +59,7 @@ class SavedModel {
   TimeSeriesDataset load_dataset(const std::string& path = "") const;
 
   // Forecasts for the dataset's validation windows and the windows after its data, with the
-  // batch size of the training config (forecast.h).
+  // batch size of the training config (forecast.h) and the saved calibration.
   Predictions predict(const TimeSeriesDataset& dataset);
 
  private:
@@ -64,6 +68,7 @@ class SavedModel {
   TrainConfig config_;
   ModelConfig model_config_;
   DataTransforms transforms_;
+  QuantileCalibration calibration_;
   TFTModel model_{nullptr};
 };
 

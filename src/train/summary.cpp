@@ -17,6 +17,8 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   j["initial_validation_loss"] = json_number<J>(r.initial_validation_loss);
   j["validation"] = validation_metrics_to_json(r.validation);
   j["baselines"] = baseline_scores_to_json(r.baselines);
+  j["calibration"] =
+      r.calibration ? calibration_result_to_json(*r.calibration) : nlohmann::ordered_json();
   j["warnings"] = r.warnings;
   j["epochs_run"] = r.epochs_run;
   j["resumed_from_epoch"] = r.resumed_from_epoch;
@@ -121,6 +123,13 @@ std::string summary_text(const TrainReport& r) {
              std::to_string(r.baselines.seasonality) + ", " + r.baselines.seasonality_source + ")");
   } else if (r.baselines.naive.windows > 0) {
     line("seasonal naive", "not scored (" + r.baselines.seasonality_source + ")");
+  }
+  if (r.calibration && r.calibration->cross_fitted) {
+    const ValidationMetrics& c = *r.calibration->cross_fitted;
+    line("calibrated: q-risk P50, P90", number(c.q_risk_p50, "%.4f") + ", " +
+                                            number(c.q_risk_p90, "%.4f") +
+                                            " (conformal, cross-fitted)");
+    line("calibrated: interval coverage", percent(c.interval_coverage));
   }
   for (const std::string& warning : r.warnings) line("warning", warning);
   line("validation windows", std::to_string(r.validation.windows));

@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "train/baselines.h"
+#include "train/calibration.h"
 #include "train/checkpoint_plan.h"
 #include "train/metrics.h"
 
@@ -88,6 +89,9 @@ struct TrainReport {
   ValidationMetrics validation;
   // The naive and seasonal-naive forecasts on the same windows (train/baselines.h).
   BaselineScores baselines;
+  // output.calibration: conformal with a validation set: the shifts and their cross-fitted
+  // check (train/calibration.h); `validation` above is the model's own forecasts.
+  std::optional<CalibrationResult> calibration;
   // baseline_warnings(validation, baselines): the model loses to a baseline.
   std::vector<std::string> warnings;
   // Measured at the end of the run on one training batch (Trainer::memory_report()).

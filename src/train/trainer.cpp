@@ -179,14 +179,15 @@ Predictions Trainer::predict() { return predict(state_->dataset); }
 Predictions Trainer::predict(const TimeSeriesDataset& dataset) {
   TrainerState& state = *state_;
   const Isolation::Scope isolated(state.isolation);
-  return predict_forecasts(state.model, dataset, state.config.training.batch_size, state.device);
+  return predict_forecasts(state.model, dataset, state.config.training.batch_size, state.device,
+                           state.calibration);
 }
 
-void Trainer::save_model() const {
+void Trainer::save_model(const fs::path& directory) const {
   const TrainerState& state = *state_;
   const Isolation::Scope isolated(state.isolation);
-  save_model_directory(output_directory() / "model", state.model, state.config,
-                       state.dataset.transforms());
+  save_model_directory(directory.empty() ? output_directory() / "model" : directory, state.model,
+                       state.config, state.dataset.transforms(), state.calibration);
 }
 
 MemoryReport Trainer::memory_report() {

@@ -101,8 +101,9 @@ class Trainer {
   // zeroed afterwards.
   MemoryReport memory_report();
 
-  // Writes model/ with the current weights (train() does this at the end).
-  void save_model() const;
+  // Writes model/ with the current weights and calibration (train() does this at the end);
+  // into `directory` instead of the output directory's model/ when it is not empty.
+  void save_model(const std::filesystem::path& directory = {}) const;
 
   const TrainConfig& config() const;
   const TimeSeriesDataset& dataset() const;

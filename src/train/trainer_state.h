@@ -18,6 +18,7 @@
 #include "model/model_config.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
+#include "train/calibration.h"
 #include "train/checkpoint_plan.h"
 #include "train/data_parallel.h"
 #include "train/fused_adam.h"
@@ -42,6 +43,8 @@ struct TrainerState {
   ModuleState initial_weights;
   RngState initial_rng;
   ModuleState best_weights;
+  // output.calibration's correction, fitted when a run finishes (none before).
+  QuantileCalibration calibration;
   std::optional<CheckpointPlan> plan;      // dynamic checkpointing: what the model runs
   std::unique_ptr<DataParallel> parallel;  // this process's rank in a job (a group of one alone)
   Isolation isolation;  // this trainer's generators, recompute clock and memory account

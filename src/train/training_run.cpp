@@ -405,6 +405,12 @@ TrainReport TrainingRun::finish_run() {
   set_fake_quantizers_observing(*state_.model, false);
   restore_best_weights();
   TrainReport report = make_report();
+  if (has_validation_ && state_.config.output.calibration == CalibrationMethod::Conformal) {
+    report.calibration =
+        calibrate_conformal(state_.model, state_.dataset, state_.dataset.validation_windows(),
+                            state_.config.training.batch_size, state_.device);
+    state_.calibration = report.calibration->calibration;
+  }
   if (state_.parallel->writes_outputs()) write_outputs(report);
   return report;
 }

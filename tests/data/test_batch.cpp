@@ -158,9 +158,11 @@ TFT_TEST(test_shapes_dtypes_and_values) {
   tft::TrainingBatch broken = batch;
   broken.target_scale = broken.target_scale.to(torch::kFloat32);
   TFT_ASSERT_THROWS_WITH(tft::unscale_target(ds, broken, q), tft::DataError,
-                         "target_center and target_scale must be [B] float64 tensors");
+                         "target_scale must be a [B] and its decoder_center a [B, T_dec] float64");
   TFT_ASSERT_THROWS_WITH(tft::unscale_target(ds, batch, q.narrow(0, 0, 2)), tft::DataError,
-                         "values must have the batch size 3");
+                         "values must be [3, 3, ...] (batch size, decoder steps)");
+  TFT_ASSERT_THROWS_WITH(tft::unscale_target(ds, batch, q.narrow(1, 0, 2)), tft::DataError,
+                         "values must be [3, 3, ...]");
   TFT_ASSERT_THROWS_WITH(tft::gather_batch(ds, {Window{99, 0}}), tft::DataError,
                          "window 0 names series 99, but the dataset has 3");
 
@@ -276,6 +278,47 @@ TFT_TEST(encoder_normalisation_follows_each_window) {
   }
 }
 
+// Center seasonal: each decoder step centered on the value one season earlier (m = 2 with 3
+// steps: step 2 reaches two seasons back), the encoder on its last value; a forecast of 0 is
+// the seasonal naive one, and the targets go back to the data.
+TFT_TEST(seasonal_center_makes_zero_the_seasonal_naive_forecast) {
+  using tft::TargetTransformation;
+  for (const TargetTransformation transformation :
+       {TargetTransformation::None, TargetTransformation::Log}) {
+    TrainConfig c = full_config();
+    c.data.target_normalizer.center = tft::TargetCenter::Seasonal;
+    c.data.target_normalizer.transformation = transformation;
+    c.model.seasonality = 2;
+    const TimeSeriesDataset ds = load(shop_csv(), c);
+    assert_int_equal(ds.transforms().target_season, 2);
+    const std::vector<float>& sales = ds.real_column("sales");
+    const std::vector<Window> windows = {ds.training_windows()[3], ds.validation_windows()[1]};
+    const tft::TrainingBatch batch = tft::gather_batch(ds, windows);
+    const torch::Tensor zero_forecast =
+        tft::unscale_target(ds, batch, torch::zeros_like(batch.targets));
+    const torch::Tensor restored = tft::unscale_target(ds, batch, batch.targets);
+    const auto t = [&](double y) { return tft::transform_target(transformation, y); };
+    for (std::size_t b = 0; b < windows.size(); ++b) {
+      const auto i = static_cast<std::int64_t>(b);
+      const std::size_t last =
+          static_cast<std::size_t>(ds.series()[windows[b].series].offset) + windows[b].start + 4;
+      assert_true(batch.target_center[i].item<double>() == t(sales[last]));
+      const double scale = batch.target_scale[i].item<double>();
+      const std::size_t back[] = {last - 1, last, last - 1};  // m * ceil((h + 1) / m) rows back
+      for (std::int64_t h = 0; h < 3; ++h) {
+        const float seasonal = sales[back[h]];
+        const float y = sales[last + 1 + static_cast<std::size_t>(h)];
+        assert_true(batch.decoder_center[i][h].item<double>() == t(seasonal));
+        assert_true(std::fabs(batch.targets[i][h].item<float>() - (t(y) - t(seasonal)) / scale) <
+                    1e-5);
+        assert_true(std::fabs(zero_forecast[i][h].item<float>() - seasonal) <
+                    1e-5f * std::max(1.0f, seasonal));
+        assert_true(std::fabs(restored[i][h].item<float>() - y) < 1e-3f * std::max(1.0f, y));
+      }
+    }
+  }
+}
+
 TFT_TEST(test_gathered_batch_feeds_the_model) {
   const TrainConfig c = full_config();
   const TimeSeriesDataset ds = load(shop_csv(), c);
@@ -298,6 +341,7 @@ int main() {
       cmocka_unit_test(test_shapes_dtypes_and_values),
       cmocka_unit_test(test_empty_groups_and_empty_batch),
       cmocka_unit_test(encoder_normalisation_follows_each_window),
+      cmocka_unit_test(seasonal_center_makes_zero_the_seasonal_naive_forecast),
       cmocka_unit_test(test_gathered_batch_feeds_the_model),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

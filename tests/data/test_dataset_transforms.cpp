@@ -176,7 +176,52 @@ TFT_TEST(test_transforms_json_and_fitted_loading) {
   unknown_center["target_normalizer"]["center"] = "first";
   TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(unknown_center), tft::DataError,
                          "target_normalizer.center: unknown value \"first\" (expected one of: "
-                         "statistic, last)");
+                         "statistic, last, seasonal)");
+  // A season only with center seasonal (files from before it have none: 0).
+  nlohmann::json no_season = ds.transforms().to_json();
+  no_season.erase("target_season");
+  assert_int_equal(tft::DataTransforms::from_json(no_season).target_season, 0);
+  nlohmann::json stray_season = ds.transforms().to_json();
+  stray_season["target_season"] = 24;
+  TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(stray_season), tft::DataError,
+                         "target_season 24 does not fit target_normalizer.center last");
+  nlohmann::json bad_season = ds.transforms().to_json();
+  bad_season["target_season"] = -1;
+  TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(bad_season), tft::DataError,
+                         "target_season: expected a non-negative integer, got -1");
+}
+
+// Center seasonal: the season is resolved when fitting (model.seasonality here), saved with the
+// transforms, taken from them when loading new data, and must fit in the encoder.
+TFT_TEST(seasonal_center_keeps_its_season) {
+  TrainConfig c = base_config();
+  c.split.validation_steps = 2;
+  c.data.target_normalizer.center = tft::TargetCenter::Seasonal;
+  c.model.seasonality = 3;
+  std::string text = "g,size,t,y,promo\n";
+  for (int t = 0; t < 12; ++t)
+    text += "A,1," + std::to_string(t) + "," + std::to_string(t % 3) + ",x\n";
+  const TimeSeriesDataset ds = load(text, c);
+  assert_int_equal(ds.transforms().target_season, 3);
+  const tft::DataTransforms back =
+      tft::DataTransforms::from_json(nlohmann::json::parse(ds.transforms().to_json().dump()));
+  assert_true(back == ds.transforms());
+  TrainConfig other_season = c;
+  other_season.model.seasonality = 2;  // the saved season wins over the config's
+  assert_int_equal(load(text, other_season, &back).transforms().target_season, 3);
+
+  TrainConfig too_long = c;
+  too_long.model.seasonality = too_long.windows.encoder_length + 1;
+  TFT_ASSERT_THROWS_WITH(load(text, too_long), tft::DataError,
+                         "data.target_normalizer.center seasonal: the season (model.seasonality, " +
+                             std::to_string(too_long.model.seasonality) +
+                             " rows) is longer than windows.encoder_length " +
+                             std::to_string(too_long.windows.encoder_length));
+  TrainConfig unknown = c;
+  unknown.model.seasonality = 0;  // integer times: nothing to infer from
+  TFT_ASSERT_THROWS_WITH(load(text, unknown), tft::DataError,
+                         "data.target_normalizer.center seasonal needs a season, and none is known "
+                         "(integer times have no known season; set model.seasonality)");
 }
 
 int main() {
@@ -185,6 +230,7 @@ int main() {
       cmocka_unit_test(test_scaler_round_trip),
       cmocka_unit_test(test_categorical_encoder_and_unknown_bucket),
       cmocka_unit_test(test_transforms_json_and_fitted_loading),
+      cmocka_unit_test(seasonal_center_keeps_its_season),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
