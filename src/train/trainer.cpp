@@ -183,6 +183,20 @@ Predictions Trainer::predict(const TimeSeriesDataset& dataset) {
                            state.calibration);
 }
 
+std::optional<CalibrationResult> Trainer::calibrate() {
+  TrainerState& state = *state_;
+  const Isolation::Scope isolated(state.isolation);
+  if (state.config.output.calibration != CalibrationMethod::Conformal ||
+      state.dataset.validation_windows().empty()) {
+    return std::nullopt;
+  }
+  CalibrationResult result =
+      calibrate_conformal(state.model, state.dataset, state.dataset.validation_windows(),
+                          state.config.training.batch_size, state.device);
+  state.calibration = result.calibration;
+  return result;
+}
+
 void Trainer::save_model(const fs::path& directory) const {
   const TrainerState& state = *state_;
   const Isolation::Scope isolated(state.isolation);

@@ -101,6 +101,11 @@ class Trainer {
   // zeroed afterwards.
   MemoryReport memory_report();
 
+  // output.calibration: conformal with a validation set: fits the correction to the current
+  // weights (train() does this at the end), which predict and save_model then apply; nothing
+  // otherwise.
+  std::optional<CalibrationResult> calibrate();
+
   // Writes model/ with the current weights and calibration (train() does this at the end);
   // into `directory` instead of the output directory's model/ when it is not empty.
   void save_model(const std::filesystem::path& directory = {}) const;

@@ -16,12 +16,8 @@
 #include "memory/memory_meter.h"
 #include "model/fake_quantizer.h"
 #include "train/atomic_file.h"
-#include "train/forecast_csv.h"
-#include "train/forecast_svg.h"
 #include "train/gradient_buffers.h"
 #include "train/gradient_clipping.h"
-#include "train/interpretation_svg.h"
-#include "train/summary.h"
 #include "train/trainer.h"
 #include "train/trainer_state.h"
 
@@ -405,64 +401,9 @@ TrainReport TrainingRun::finish_run() {
   set_fake_quantizers_observing(*state_.model, false);
   restore_best_weights();
   TrainReport report = make_report();
-  if (has_validation_ && state_.config.output.calibration == CalibrationMethod::Conformal) {
-    report.calibration =
-        calibrate_conformal(state_.model, state_.dataset, state_.dataset.validation_windows(),
-                            state_.config.training.batch_size, state_.device);
-    state_.calibration = report.calibration->calibration;
-  }
+  report.calibration = trainer_.calibrate();
   if (state_.parallel->writes_outputs()) write_outputs(report);
   return report;
-}
-
-TrainReport TrainingRun::make_report() {
-  const TrainingConfig& training = state_.config.training;
-  TrainReport report;
-  report.history = saved_.history;
-  report.initial_validation_loss = saved_.initial_validation_loss;
-  if (has_validation_ && early_stopping_.best_epoch() > 0) {
-    report.best_validation_loss = early_stopping_.best();
-  }
-  report.best_epoch = early_stopping_.best_epoch();
-  report.precision = to_string(training.precision);
-  if (training.qat.enabled) {
-    report.quantization = std::to_string(training.qat.weight_bits) + "-bit weights, " +
-                          std::to_string(training.qat.activation_bits) +
-                          "-bit inputs, from epoch " + std::to_string(training.qat.start_epoch);
-    if (training.qat.freeze_observers_epoch > 0) {
-      report.quantization +=
-          ", observers frozen after epoch " + std::to_string(training.qat.freeze_observers_epoch);
-    }
-  }
-  if (has_validation_ && !saved_.history.empty()) {
-    report.final_validation_loss = saved_.history.back().validation.loss;
-  }
-  report.epochs_run = saved_.epochs_completed;
-  report.resumed_from_epoch = resumed_from_epoch_;
-  report.resumed_from_step = resumed_from_step_;
-  report.early_stopped = saved_.stopped_early;
-  report.train_seconds = saved_.train_seconds;
-  report.samples_per_second = saved_.train_seconds > 0
-                                  ? static_cast<double>(saved_.train_samples) / saved_.train_seconds
-                                  : 0.0;
-  report.peak_activation_bytes = saved_.peak_activation_bytes;
-  report.validation = trainer_.evaluate();
-  report.baselines = baselines_;
-  if (has_validation_) report.warnings = baseline_warnings(report.validation, baselines_);
-  report.output_directory = trainer_.output_directory().string();
-  return report;
-}
-
-void TrainingRun::write_outputs(TrainReport& report) {
-  const fs::path out = trainer_.output_directory();
-  trainer_.save_model();
-  const Predictions predictions = trainer_.predict();
-  write_forecast_csv(out / "forecast.csv", state_.dataset, predictions,
-                     state_.config.data.group_columns);
-  write_forecast_svg(out / "forecast.svg", state_.dataset, predictions, state_.config.data.target);
-  write_interpretation_files(out, predictions.interpretation);
-  report.memory = trainer_.memory_report();
-  write_file_atomically(out / "summary.json", summary_json(report).dump(2) + "\n");
 }
 
 void TrainingRun::restore_best_weights() {

@@ -166,12 +166,40 @@ TFT_TEST(conformal_run_saves_and_applies_the_shifts) {
   fs::remove_all(dir);
 }
 
+// Checkpointing changes memory, not numbers: with center seasonal and conformal calibration,
+// every unit recomputing and none give byte-identical forecast.csv and calibration.json.
+TFT_TEST(checkpointing_keeps_seasonal_calibrated_forecasts_byte_identical) {
+  namespace fs = std::filesystem;
+  const fs::path dir = tft::testing::scratch_dir("calibration_checkpointing");
+  tft::testing::write_text(dir / "data.csv", tft::testing::synthetic_csv());
+  std::string files[2][2];
+  for (int checkpointed = 0; checkpointed < 2; ++checkpointed) {
+    const fs::path out = dir / (checkpointed ? "every" : "none");
+    tft::TrainConfig config = tft::testing::synthetic_config(dir / "data.csv", out);
+    config.training.epochs = 2;
+    config.data.target_normalizer.center = tft::TargetCenter::Seasonal;
+    config.model.seasonality = 12;
+    config.output.calibration = tft::CalibrationMethod::Conformal;
+    config.checkpoint =
+        checkpointed ? tft::CheckpointConfig::uniform(1) : tft::CheckpointConfig::none();
+    tft::Trainer trainer(config);
+    (void)trainer.train();
+    files[checkpointed][0] = tft::testing::read_text(out / "forecast.csv");
+    files[checkpointed][1] = tft::testing::read_text(out / "model" / "calibration.json");
+  }
+  assert_false(files[0][0].empty() || files[0][1].empty());
+  assert_true(files[0][0] == files[1][0]);
+  assert_true(files[0][1] == files[1][1]);
+  fs::remove_all(dir);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(shifts_are_the_conformal_order_statistics),
       cmocka_unit_test(shifts_cover_fresh_draws_at_each_level),
       cmocka_unit_test(calibration_json_round_trips_and_rejects_damage),
       cmocka_unit_test(conformal_run_saves_and_applies_the_shifts),
+      cmocka_unit_test(checkpointing_keeps_seasonal_calibrated_forecasts_byte_identical),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
