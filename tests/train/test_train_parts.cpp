@@ -337,6 +337,14 @@ TFT_TEST(test_model_config_json_round_trip) {
   nlohmann::json broken = nlohmann::json::parse(tft::model_config_to_json(c).dump());
   broken.erase("hidden_size");
   TFT_ASSERT_THROWS_WITH(tft::model_config_from_json(broken), tft::IoError, "hidden_size");
+  // embedding_dropout: saved only where it is on; a file without the key (all older ones) reads
+  // as 0, so a model without it is saved byte for byte as before.
+  assert_false(tft::model_config_to_json(c).contains("embedding_dropout"));
+  assert_true(back.embedding_dropout == 0.0);
+  c.embedding_dropout = 0.25;
+  const nlohmann::json with = nlohmann::json::parse(tft::model_config_to_json(c).dump());
+  assert_true(with.at("embedding_dropout") == 0.25);
+  assert_true(tft::model_config_from_json(with).embedding_dropout == 0.25);
 }
 
 TFT_TEST(test_window_after_the_data) {
