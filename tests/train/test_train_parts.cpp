@@ -1,6 +1,6 @@
-// The trainer's parts on their own: LR schedule, early stopping, metrics (q-risk by hand),
-// gradient clipping, Adam and AdamW, atomic files and folders, ModelConfig JSON, the window
-// after the data (future times and calendar inputs) and the summary text.
+// The trainer's parts on their own: LR schedule and warm-up, early stopping, metrics (q-risk by
+// hand), gradient clipping, Adam and AdamW, atomic files and folders, ModelConfig JSON, the
+// window after the data (future times and calendar inputs) and the summary text.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -84,6 +84,20 @@ TFT_TEST(test_reduce_on_plateau) {
   config.kind = tft::LrScheduleKind::None;
   tft::LrSchedule constant(config, 0.3);
   for (int i = 0; i < 5; ++i) assert_true(constant.step(1.0) == 0.3);
+}
+
+// The linear warm-up: 1/4, 2/4, 3/4, then 1 for good; no warm-up (0) and a one-step warm-up
+// are always 1 (PyTorch's LinearLR(start_factor=1/W, total_iters=W - 1) gives the same rates).
+TFT_TEST(test_warmup_factor) {
+  const double expected[] = {0.25, 0.5, 0.75, 1.0, 1.0, 1.0};
+  for (std::int64_t step = 0; step < 6; ++step) {
+    assert_true(tft::warmup_factor(4, step) == expected[step]);
+    assert_true(tft::warmup_factor(0, step) == 1.0);
+    assert_true(tft::warmup_factor(1, step) == 1.0);
+  }
+  assert_true(tft::warmup_factor(3, 0) == 1.0 / 3.0);
+  assert_true(tft::warmup_factor(1000, 999) == 1.0);
+  assert_true(tft::warmup_factor(1000, 123456789) == 1.0);
 }
 
 TFT_TEST(test_early_stopping) {
@@ -457,6 +471,7 @@ TFT_TEST(test_summary) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reduce_on_plateau),
+      cmocka_unit_test(test_warmup_factor),
       cmocka_unit_test(test_early_stopping),
       cmocka_unit_test(test_metrics_by_hand),
       cmocka_unit_test(test_gradient_clipping),
