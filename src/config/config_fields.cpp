@@ -290,6 +290,8 @@ const std::vector<Field>& fields() {
       return c.model.attention_heads;
     }));
     f.push_back(number("model.dropout", [](TrainConfig& c) -> double& { return c.model.dropout; }));
+    f.push_back(number("model.embedding_dropout",
+                       [](TrainConfig& c) -> double& { return c.model.embedding_dropout; }));
     f.push_back(positive_int("model.lstm_layers",
                              [](TrainConfig& c) -> std::int64_t& { return c.model.lstm_layers; }));
     f.push_back(positive_int("model.decoder_layers", [](TrainConfig& c) -> std::int64_t& {
@@ -322,6 +324,11 @@ const std::vector<Field>& fields() {
     }));
     f.push_back(number("training.learning_rate",
                        [](TrainConfig& c) -> double& { return c.training.learning_rate; }));
+    f.push_back(number("training.weight_decay",
+                       [](TrainConfig& c) -> double& { return c.training.weight_decay; }));
+    f.push_back(non_negative_int("training.lr_warmup_steps", [](TrainConfig& c) -> std::int64_t& {
+      return c.training.lr_warmup_steps;
+    }));
     f.push_back(number("training.gradient_clip_norm",
                        [](TrainConfig& c) -> double& { return c.training.gradient_clip_norm; }));
     f.push_back(choice<LrScheduleKind>(

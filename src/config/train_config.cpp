@@ -177,6 +177,11 @@ std::optional<ConfigProblem> training_problem(const TrainingConfig& t) {
     return problem("training.learning_rate",
                    "must be a positive number (got " + number(t.learning_rate) + ")");
   }
+  if (!(finite(t.weight_decay) && t.weight_decay >= 0.0)) {
+    return problem("training.weight_decay",
+                   "must be 0 (off) or a positive number (got " + number(t.weight_decay) + ")");
+  }
+  if (auto p = at_least("training.lr_warmup_steps", t.lr_warmup_steps, 0)) return p;
   if (!(finite(t.gradient_clip_norm) && t.gradient_clip_norm >= 0.0)) {
     return problem("training.gradient_clip_norm", "must be 0 (off) or a positive number (got " +
                                                       number(t.gradient_clip_norm) + ")");
@@ -276,6 +281,7 @@ ModelConfig make_model_config(const TrainConfig& config, const InputSchema& sche
   m.hidden_size = config.model.hidden_size;
   m.attention_heads = config.model.attention_heads;
   m.dropout = config.model.dropout;
+  m.embedding_dropout = config.model.embedding_dropout;
   m.lstm_layers = config.model.lstm_layers;
   m.decoder_layers = config.model.decoder_layers;
   m.quantiles = config.model.quantiles;
@@ -328,6 +334,7 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
   const ModelSettings& n = b.model;
   const bool model_equal = m.hidden_size == n.hidden_size &&
                            m.attention_heads == n.attention_heads && m.dropout == n.dropout &&
+                           m.embedding_dropout == n.embedding_dropout &&
                            m.lstm_layers == n.lstm_layers && m.decoder_layers == n.decoder_layers &&
                            m.quantiles == n.quantiles && m.unit_chunks == n.unit_chunks &&
                            m.seasonality == n.seasonality;
@@ -335,6 +342,7 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
   const TrainingConfig& u = b.training;
   const bool training_equal =
       t.epochs == u.epochs && t.batch_size == u.batch_size && t.learning_rate == u.learning_rate &&
+      t.weight_decay == u.weight_decay && t.lr_warmup_steps == u.lr_warmup_steps &&
       t.gradient_clip_norm == u.gradient_clip_norm && t.lr_schedule.kind == u.lr_schedule.kind &&
       t.lr_schedule.factor == u.lr_schedule.factor &&
       t.lr_schedule.patience == u.lr_schedule.patience &&

@@ -173,6 +173,8 @@ struct ModelSettings {
   std::int64_t hidden_size = ModelConfig().hidden_size;
   std::int64_t attention_heads = ModelConfig().attention_heads;
   double dropout = ModelConfig().dropout;
+  // Dropout on the categorical embeddings (ModelConfig::embedding_dropout); 0: off.
+  double embedding_dropout = ModelConfig().embedding_dropout;
   std::int64_t lstm_layers = ModelConfig().lstm_layers;
   std::int64_t decoder_layers = ModelConfig().decoder_layers;
   std::vector<double> quantiles = ModelConfig().quantiles;
@@ -220,6 +222,13 @@ struct TrainingConfig {
   std::int64_t epochs = 20;
   std::int64_t batch_size = 64;
   double learning_rate = 1e-3;
+  // Decoupled weight decay, as torch.optim.AdamW: every parameter p -= lr * weight_decay * p
+  // before each Adam step (train/fused_adam.h); 0: plain Adam.
+  double weight_decay = 0.0;
+  // A linear warm-up of the learning rate over the run's first lr_warmup_steps steps: step k
+  // (0-based, counted over the run) uses lr * (k + 1) / lr_warmup_steps, where lr is the
+  // schedule's rate (train/lr_schedule.h); 0: no warm-up.
+  std::int64_t lr_warmup_steps = 0;
   // Largest global gradient norm; 0 turns clipping off.
   double gradient_clip_norm = 1.0;
   LrScheduleConfig lr_schedule;

@@ -12,7 +12,7 @@ namespace tft {
 
 InputEmbeddingImpl::InputEmbeddingImpl(int64_t num_reals,
                                        const std::vector<CategoricalVariable>& categoricals,
-                                       int64_t hidden_size)
+                                       int64_t hidden_size, double dropout)
     : num_reals_(num_reals), hidden_size_(hidden_size) {
   if (num_reals > 0) {
     real_weight_ = register_parameter("real_weight", at::empty({num_reals, hidden_size}));
@@ -29,6 +29,7 @@ InputEmbeddingImpl::InputEmbeddingImpl(int64_t num_reals,
                                : register_module("projection_" + std::to_string(i),
                                                  QuantizableLinear(dim, hidden_size)));
   }
+  dropout_ = register_module("dropout", Dropout(dropout));
 }
 
 void InputEmbeddingImpl::initialize_own_parameters(at::Generator generator) {
@@ -71,7 +72,7 @@ EmbeddedVariables InputEmbeddingImpl::embed(const torch::Tensor& reals,
       if (projections_[i]) e = projections_[i](e);
       columns.push_back(std::move(e));
     }
-    embedded.dense = at::stack(columns, /*dim=*/-2);
+    embedded.dense = dropout_(at::stack(columns, /*dim=*/-2));
   }
   TORCH_CHECK(embedded.reals.defined() || embedded.dense.defined(),
               "InputEmbedding: no variables to embed");

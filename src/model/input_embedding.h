@@ -5,9 +5,13 @@
 // weight and bias so all variables go through one broadcast multiply-add instead of n_reals
 // tiny matmuls (NVIDIA's implementation does the same).
 // Categoricals: nn::Embedding(cardinality, embedding_dim), projected to hidden by a Linear
-// when embedding_dim != hidden, so every variable has the same width.
+// when embedding_dim != hidden, so every variable has the same width; then, in training mode,
+// dropout (ModelConfig::embedding_dropout) on those hidden-wide vectors, one mask over all of
+// the group's categoricals. The mask comes from model/dropout.h, so a recompute draws it again
+// bit for bit (checkpoint/generators.h). The reals get none.
 #pragma once
 
+#include "model/dropout.h"
 #include "model/initialization.h"
 #include "model/model_config.h"
 #include "model/quantizable_linear.h"
@@ -39,7 +43,7 @@ struct EmbeddedVariables {
 class InputEmbeddingImpl : public torch::nn::Module, public InitializedModule {
  public:
   InputEmbeddingImpl(int64_t num_reals, const std::vector<CategoricalVariable>& categoricals,
-                     int64_t hidden_size);
+                     int64_t hidden_size, double dropout = 0.0);
 
   // The real projections: U(-1, 1), as num_reals independent Linear(1, hidden) would start.
   void initialize_own_parameters(at::Generator generator) override;
@@ -62,6 +66,7 @@ class InputEmbeddingImpl : public torch::nn::Module, public InitializedModule {
   torch::Tensor real_weight_, real_bias_;  // [num_reals, hidden]; undefined without reals
   std::vector<torch::nn::Embedding> embeddings_;
   std::vector<QuantizableLinear> projections_;  // null where embedding_dim == hidden
+  Dropout dropout_{nullptr};                    // on the categoricals' hidden-wide vectors
 };
 TORCH_MODULE(InputEmbedding);
 

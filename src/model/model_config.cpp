@@ -142,6 +142,9 @@ void ModelConfig::validate() const {
   if (!(dropout >= 0.0 && dropout < 1.0)) {
     fail("model.dropout: must be in [0, 1) (got " + number(dropout) + ")");
   }
+  if (!(embedding_dropout >= 0.0 && embedding_dropout < 1.0)) {
+    fail("model.embedding_dropout: must be in [0, 1) (got " + number(embedding_dropout) + ")");
+  }
   if (quantization.enabled) {
     for (const auto& [field, bits] :
          {std::pair<const char*, std::int64_t>{"weight_bits", quantization.weight_bits},

@@ -69,6 +69,9 @@ struct ModelConfig {
   std::int64_t hidden_size = 64;
   std::int64_t attention_heads = 4;
   double dropout = 0.1;
+  // Dropout on the categorical variables' embeddings (after the projection to hidden_size,
+  // before variable selection), in training mode only; the reals' are left alone. 0: off.
+  double embedding_dropout = 0.0;
   std::int64_t lstm_layers = 1;
   // Stacked attention blocks (units attention_0 .. attention_{decoder_layers-1}).
   std::int64_t decoder_layers = 1;

@@ -133,6 +133,7 @@ TFTModelImpl::TFTModelImpl(ModelConfig config) : config_(std::move(config)) {
   const auto& schema = config_.schema;
   const int64_t hidden = config_.hidden_size;
   const double dropout = config_.dropout;
+  const double embedding_dropout = config_.embedding_dropout;
   num_static_ = static_cast<int64_t>(schema.static_variables().size());
   num_historical_ = static_cast<int64_t>(schema.historical_variables().size());
   num_future_ = static_cast<int64_t>(schema.future_variables().size());
@@ -141,20 +142,21 @@ TFTModelImpl::TFTModelImpl(ModelConfig config) : config_(std::move(config)) {
   if (has_static) {
     static_embedding_ = register_module(
         "static_embedding", InputEmbedding(static_cast<int64_t>(schema.static_reals.size()),
-                                           schema.static_categoricals, hidden));
+                                           schema.static_categoricals, hidden, embedding_dropout));
     static_encoder_ =
         register_module("static_encoder", StaticCovariateEncoder(num_static_, hidden, dropout));
   }
-  historical_embedding_ = register_module(
-      "historical_embedding", InputEmbedding(static_cast<int64_t>(schema.historical_reals().size()),
-                                             schema.historical_categoricals(), hidden));
+  historical_embedding_ =
+      register_module("historical_embedding",
+                      InputEmbedding(static_cast<int64_t>(schema.historical_reals().size()),
+                                     schema.historical_categoricals(), hidden, embedding_dropout));
   historical_selection_ =
       register_module("historical_selection",
                       VariableSelectionNetwork(num_historical_, hidden, dropout, has_static));
   if (num_future_ > 0) {
     future_embedding_ = register_module(
         "future_embedding", InputEmbedding(static_cast<int64_t>(schema.known_reals.size()),
-                                           schema.known_categoricals, hidden));
+                                           schema.known_categoricals, hidden, embedding_dropout));
     future_selection_ = register_module(
         "future_selection", VariableSelectionNetwork(num_future_, hidden, dropout, has_static));
   }

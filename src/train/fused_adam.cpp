@@ -11,6 +11,7 @@
 
 #if TFT_HAS_FUSED_ADAM
 #include <ATen/ops/_fused_adam.h>
+#include <ATen/ops/_fused_adamw.h>
 #endif
 
 namespace tft {
@@ -36,9 +37,39 @@ bool fusable(const std::vector<at::Tensor>& params) {
 }  // namespace
 #endif
 
+FusedAdam::FusedAdam(const std::vector<torch::Tensor>& params,
+                     const torch::optim::AdamOptions& options, double weight_decay)
+    : torch::optim::Adam(params, options), weight_decay_(weight_decay) {
+  TORCH_CHECK(weight_decay >= 0.0, "FusedAdam: weight_decay must be >= 0, got ", weight_decay);
+  TORCH_CHECK(weight_decay == 0.0 || options.weight_decay() == 0.0,
+              "FusedAdam: a decoupled weight_decay excludes AdamOptions' L2 weight_decay");
+}
+
+// As torch::optim::AdamW::step: the closure, then p *= 1 - lr * wd for every parameter with a
+// gradient, then Adam's update (whose L2 term is 0).
+torch::Tensor FusedAdam::unfused_step(LossClosure closure) {
+  if (weight_decay_ == 0.0) return torch::optim::Adam::step(std::move(closure));
+  torch::Tensor loss;
+  if (closure != nullptr) {
+    at::AutoGradMode enable_grad(true);
+    loss = closure();
+  }
+  {
+    torch::NoGradGuard no_grad;
+    for (auto& group : param_groups_) {
+      const double lr = static_cast<const torch::optim::AdamOptions&>(group.options()).lr();
+      for (auto& p : group.params()) {
+        if (p.grad().defined()) p.mul_(1.0 - lr * weight_decay_);
+      }
+    }
+  }
+  torch::optim::Adam::step();
+  return loss;
+}
+
 torch::Tensor FusedAdam::step(LossClosure closure) {
 #if !TFT_HAS_FUSED_ADAM
-  return torch::optim::Adam::step(std::move(closure));
+  return unfused_step(std::move(closure));
 #else
   std::vector<std::vector<at::Tensor> > groups_params;
   for (auto& group : param_groups_) {
@@ -46,7 +77,7 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
     for (const auto& p : group.params()) {
       if (p.grad().defined()) params.push_back(p);
     }
-    if (!params.empty() && !fusable(params)) return torch::optim::Adam::step(std::move(closure));
+    if (!params.empty() && !fusable(params)) return unfused_step(std::move(closure));
     groups_params.push_back(std::move(params));
   }
 
@@ -88,10 +119,17 @@ torch::Tensor FusedAdam::step(LossClosure closure) {
       }
       steps.push_back(step_tensor);
     }
-    at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, options.lr(),
-                     std::get<0>(options.betas()), std::get<1>(options.betas()),
-                     options.weight_decay(), options.eps(), options.amsgrad(),
-                     /*maximize=*/false);
+    if (weight_decay_ != 0.0) {
+      // AdamW: the kernel shrinks each parameter by lr * weight_decay before Adam's update.
+      at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, options.lr(),
+                        std::get<0>(options.betas()), std::get<1>(options.betas()), weight_decay_,
+                        options.eps(), options.amsgrad(), /*maximize=*/false);
+    } else {
+      at::_fused_adam_(params, grads, exp_avgs, exp_avg_sqs, max_exp_avg_sqs, steps, options.lr(),
+                       std::get<0>(options.betas()), std::get<1>(options.betas()),
+                       options.weight_decay(), options.eps(), options.amsgrad(),
+                       /*maximize=*/false);
+    }
   }
   return loss;
 #endif

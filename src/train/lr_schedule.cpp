@@ -59,4 +59,9 @@ LrSchedule::State LrSchedule::state_from_json(const nlohmann::json& json) {
   return s;
 }
 
+double warmup_factor(std::int64_t warmup_steps, std::int64_t step) {
+  if (warmup_steps <= 0 || step + 1 >= warmup_steps) return 1.0;
+  return static_cast<double>(step + 1) / static_cast<double>(warmup_steps);
+}
+
 }  // namespace tft

@@ -6,7 +6,10 @@
 // the count of bad epochs; any other counts one, except during the `cooldown` epochs after a
 // reduction, which count nothing. After `patience` bad epochs in a row the rate becomes
 // max(rate * factor, min_lr) and the count starts again. (PyTorch reduces after patience + 1.)
-// The state is plain data so a snapshot can store and restore it.
+// The state is plain data so a snapshot can store and restore it. A warm-up (warmup_factor,
+// below) multiplies the rate of a run's first steps: step k trains at learning_rate() times
+// warmup_factor(warmup_steps, k), and the plateau logic reduces learning_rate(), the rate the
+// warm-up rises to.
 #pragma once
 
 #include <cstdint>
@@ -47,5 +50,12 @@ class LrSchedule {
   LrScheduleConfig config_;
   State state_;
 };
+
+// The linear warm-up (training.lr_warmup_steps, as PyTorch's LinearLR from 1 / warmup_steps
+// to 1): the factor on the learning rate of the run's step `step` (0-based, counted over the
+// run from its first epoch, resumed or not), (step + 1) / warmup_steps for the first
+// warmup_steps steps, then 1; always 1 when warmup_steps is 0. A function of the step alone,
+// so a resumed run continues the warm-up exactly.
+double warmup_factor(std::int64_t warmup_steps, std::int64_t step);
 
 }  // namespace tft

@@ -57,6 +57,9 @@ nlohmann::ordered_json model_config_to_json(const ModelConfig& c) {
   j["hidden_size"] = c.hidden_size;
   j["attention_heads"] = c.attention_heads;
   j["dropout"] = c.dropout;
+  // Only where it is on: a model without it is saved as it always was, and files without the
+  // key read as 0.
+  if (c.embedding_dropout != 0.0) j["embedding_dropout"] = c.embedding_dropout;
   j["lstm_layers"] = c.lstm_layers;
   j["decoder_layers"] = c.decoder_layers;
   j["quantiles"] = c.quantiles;
@@ -97,6 +100,9 @@ ModelConfig model_config_from_json(const nlohmann::json& j) {
   c.hidden_size = json_get_int(j, "hidden_size", where);
   c.attention_heads = json_get_int(j, "attention_heads", where);
   c.dropout = json_get_number(j, "dropout", where);
+  if (j.contains("embedding_dropout")) {
+    c.embedding_dropout = json_get_number(j, "embedding_dropout", where);
+  }
   c.lstm_layers = json_get_int(j, "lstm_layers", where);
   c.decoder_layers = json_get_int(j, "decoder_layers", where);
   const nlohmann::json& quantiles = json_get(j, "quantiles", where);

@@ -90,6 +90,12 @@ SnapshotState state_from_json(const nlohmann::json& j, const std::string& where)
 
 }  // namespace
 
+std::string snapshot_label(std::int64_t epochs_completed, std::int64_t steps_done) {
+  if (steps_done == 0) return "of epoch " + std::to_string(epochs_completed);
+  return "of epoch " + std::to_string(epochs_completed + 1) + ", step " +
+         std::to_string(steps_done);
+}
+
 void save_snapshot(const fs::path& path, const SnapshotState& state, const TFTModel& model,
                    const ModuleState& best_model, const torch::optim::Optimizer& optimizer,
                    const RngState& rng) {

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <limits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -73,6 +74,10 @@ struct Snapshot {
 void save_snapshot(const std::filesystem::path& path, const SnapshotState& state,
                    const TFTModel& model, const ModuleState& best_model,
                    const torch::optim::Optimizer& optimizer, const RngState& rng);
+
+// What a snapshot holds, for messages: "of epoch 2" after `epochs_completed` epochs, "of epoch
+// 3, step 40" when `steps_done` steps of the next one were done too.
+std::string snapshot_label(std::int64_t epochs_completed, std::int64_t steps_done);
 
 // Reads a snapshot for `model` and loads the optimizer state into `optimizer` (whose
 // parameters must be the model's). Nothing is put into the model; the caller applies

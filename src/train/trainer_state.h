@@ -57,11 +57,13 @@ struct TrainerState {
     return parallel->rank_batches(sampler->epoch_batches(static_cast<std::uint64_t>(epoch)));
   }
 
-  // A fresh Adam, and a fresh loss scaler with it for 16-mixed (GradScaler's state is the
-  // optimizer's companion: both start over, and both go into snapshots).
+  // A fresh Adam (AdamW with training.weight_decay), and a fresh loss scaler with it for
+  // 16-mixed (GradScaler's state is the optimizer's companion: both start over, and both go
+  // into snapshots).
   void new_optimizer() {
     optimizer = std::make_unique<FusedAdam>(
-        model->parameters(), torch::optim::AdamOptions(config.training.learning_rate));
+        model->parameters(), torch::optim::AdamOptions(config.training.learning_rate),
+        config.training.weight_decay);
     loss_scaler.reset();
     if (config.training.precision == Precision::Fp16Mixed) loss_scaler.emplace(device);
   }

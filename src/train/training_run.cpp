@@ -52,14 +52,6 @@ bool qat_observes(const QatConfig& qat, std::int64_t epoch) {
          (qat.freeze_observers_epoch == 0 || epoch <= qat.freeze_observers_epoch);
 }
 
-// "of epoch 2" after `epochs_completed` epochs, "of epoch 3, step 40" when `steps_done` steps
-// of the next one were done too.
-std::string snapshot_label(std::int64_t epochs_completed, std::int64_t steps_done) {
-  if (steps_done == 0) return "of epoch " + std::to_string(epochs_completed);
-  return "of epoch " + std::to_string(epochs_completed + 1) + ", step " +
-         std::to_string(steps_done);
-}
-
 }  // namespace
 
 // Each step's loss and gradient norm stay on the device, and the host reads them back in
@@ -230,9 +222,13 @@ void TrainingRun::run_step(Epoch& epoch, std::int64_t step, memory::MemoryMeter&
   epoch.step_skipped.push_back(skipped);
   epoch.samples += batch.targets.size(0);
   if (step_stats_due(epoch, step)) read_step_stats(epoch, step + 1);
+  const std::int64_t run_step = (epoch.number - 1) * epoch.steps + step + 1;
+  if (training.lr_warmup_steps > 0) {  // the epoch's rate times the warm-up's factor
+    set_learning_rate(*state_.optimizer,
+                      epoch.learning_rate * warmup_factor(training.lr_warmup_steps, run_step - 1));
+  }
   if (!skipped) state_.optimizer->step();
   if (state_.loss_scaler) state_.loss_scaler->update();
-  const std::int64_t run_step = (epoch.number - 1) * epoch.steps + step + 1;
   if (training.snapshot_every_steps > 0 && run_step % training.snapshot_every_steps == 0 &&
       step + 1 < epoch.steps && state_.parallel->writes_outputs()) {
     save_mid_epoch_snapshot(epoch, step + 1);

@@ -20,6 +20,9 @@ TFT_TEST(test_dotted_get) {
   const Case cases[] = {
       {"training.epochs", "15"},
       {"training.learning_rate", "0.003"},
+      {"training.weight_decay", "0.01"},
+      {"training.lr_warmup_steps", "200"},
+      {"model.embedding_dropout", "0.05"},
       {"training.seed", "12345678901234"},
       {"training.device", "cuda:1"},
       {"training.distributed.backend", "gloo"},
@@ -66,6 +69,12 @@ TFT_TEST(test_dotted_set) {
   tft::TrainConfig c = tft::load_train_config_string(kMinimal, "/base");
   tft::set_config_value(c, "training.epochs", "5");
   assert_int_equal(c.training.epochs, 5);
+  tft::set_config_value(c, "training.weight_decay", "0.05");
+  assert_true(c.training.weight_decay == 0.05);
+  tft::set_config_value(c, "training.lr_warmup_steps", "500");
+  assert_int_equal(c.training.lr_warmup_steps, 500);
+  tft::set_config_value(c, "model.embedding_dropout", "0.1");
+  assert_true(c.model.embedding_dropout == 0.1);
   tft::set_config_value(c, "training.lr_schedule.factor", "0.25");
   assert_true(c.training.lr_schedule.factor == 0.25);
   tft::set_config_value(c, "training.lr_schedule", "{kind: none, patience: 7}");
@@ -141,6 +150,12 @@ TFT_TEST(test_dotted_set) {
                          tft::ConfigError, "checkpoint.layers[0]: unknown unit 'attention_9'");
   TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "model.quantiles", "[0.1, [0.5]]"),
                          tft::ConfigError, "model.quantiles[1]: expected a number, got a sequence");
+  TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "training.lr_warmup_steps", "-1"),
+                         tft::ConfigError,
+                         "training.lr_warmup_steps: expected a non-negative integer, got -1");
+  TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "training.weight_decay", "lots"),
+                         tft::ConfigError,
+                         "training.weight_decay: expected a number, got \"lots\"");
   TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "training.epochs", "[1"), tft::ConfigError,
                          "training.epochs: invalid YAML value");
   assert_true(c == before);
@@ -166,6 +181,9 @@ TFT_TEST(test_set_of_every_get_is_identity) {
                                          "training.lr_schedule",
                                          "training.lr_schedule.min_lr",
                                          "training.seed",
+                                         "training.weight_decay",
+                                         "training.lr_warmup_steps",
+                                         "model.embedding_dropout",
                                          "checkpoint",
                                          "output"};
   for (const std::string& key : keys) {

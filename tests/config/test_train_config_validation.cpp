@@ -18,6 +18,20 @@ TFT_TEST(test_validation_errors_point_at_the_key) {
   };
   const Case cases[] = {
       {"model:\n  dropout: 1.5\n", "line 9: model.dropout: must be in [0, 1) (got 1.5)"},
+      {"model:\n  embedding_dropout: 1\n",
+       "line 9: model.embedding_dropout: must be in [0, 1) (got 1)"},
+      {"model:\n  embedding_dropout: -0.1\n",
+       "line 9: model.embedding_dropout: must be in [0, 1) (got -0.1)"},
+      {"model:\n  embedding_dropout: high\n",
+       "line 9: model.embedding_dropout: expected a number, got \"high\""},
+      {"training:\n  weight_decay: -0.01\n",
+       "line 9: training.weight_decay: must be 0 (off) or a positive number (got -0.01)"},
+      {"training:\n  weight_decay: .inf\n",
+       "line 9: training.weight_decay: must be 0 (off) or a positive number (got inf)"},
+      {"training:\n  lr_warmup_steps: -5\n",
+       "line 9: training.lr_warmup_steps: expected a non-negative integer, got -5"},
+      {"training:\n  lr_warmup_steps: 2.5\n",
+       "line 9: training.lr_warmup_steps: expected a non-negative integer, got 2.5"},
       {"model:\n  hidden_size: 30\n",
        "line 9: model.hidden_size: 30 is not divisible by model.attention_heads 4"},
       {"model:\n  quantiles: [0.5, 0.1]\n",
@@ -108,6 +122,18 @@ TFT_TEST(test_struct_validation_names_the_field) {
   assert_true(problem.has_value());
   assert_string_equal(problem->field.c_str(), "training.epochs");
   c.training.epochs = 1;
+  c.training.weight_decay = -1.0;
+  TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError,
+                         "training.weight_decay: must be 0 (off) or a positive number (got -1)");
+  c.training.weight_decay = 0.0;
+  c.training.lr_warmup_steps = -1;
+  TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError,
+                         "training.lr_warmup_steps: must be at least 0 (got -1)");
+  c.training.lr_warmup_steps = 0;
+  c.model.embedding_dropout = 1.0;
+  TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError,
+                         "model.embedding_dropout: must be in [0, 1) (got 1)");
+  c.model.embedding_dropout = 0.0;
   c.windows.stride = 0;
   TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError,
                          "windows.stride: must be at least 1 (got 0)");

@@ -24,6 +24,11 @@ TFT_TEST(test_defaults) {
   assert_true(c.checkpoint == tft::CheckpointConfig::none());
   assert_string_equal(c.output.directory.c_str(), "output");
   assert_true(c.training.precision == tft::Precision::Float32);
+  // Regularisation and warm-up are off by default: runs train as they did before the keys.
+  assert_true(c.training.weight_decay == 0.0);
+  assert_int_equal(c.training.lr_warmup_steps, 0);
+  assert_true(c.model.embedding_dropout == 0.0);
+  assert_true(tft::ModelConfig().embedding_dropout == 0.0);
   // Required fields are empty by default: validate names the first (data.path is optional:
   // data may come in memory).
   TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError, "data.time_column: required");
@@ -64,6 +69,9 @@ TFT_TEST(test_full_config_values) {
   assert_int_equal(*c.split.validation_steps, 60);
   assert_int_equal(c.model.unit_chunks.at("attention_1"), 2);
   assert_true(c.training.lr_schedule.min_lr == 1e-5);
+  assert_true(c.training.weight_decay == 0.01);
+  assert_int_equal(c.training.lr_warmup_steps, 200);
+  assert_true(c.model.embedding_dropout == 0.05);
   assert_true(c.training.seed == 12345678901234ULL);
   assert_string_equal(c.training.device.c_str(), "cuda:1");
   assert_true(c.training.qat.enabled);
@@ -85,6 +93,7 @@ TFT_TEST(test_full_config_values) {
   assert_int_equal(m.encoder_length, 30);
   assert_int_equal(m.prediction_length, 7);
   assert_int_equal(m.decoder_layers, 2);
+  assert_true(m.embedding_dropout == 0.05);
   // The model is built with fake quantizers of the configured widths.
   assert_true(m.quantization.enabled);
   assert_int_equal(m.quantization.weight_bits, 6);

@@ -44,6 +44,7 @@ model:
   hidden_size: 32
   attention_heads: 4
   dropout: 0.2
+  embedding_dropout: 0.05
   lstm_layers: 2
   decoder_layers: 2
   quantiles: [0.1, 0.5, 0.9]
@@ -52,6 +53,8 @@ training:
   epochs: 15
   batch_size: 128
   learning_rate: 0.003
+  weight_decay: 0.01
+  lr_warmup_steps: 200
   gradient_clip_norm: 0.5
   lr_schedule:
     kind: reduce_on_plateau

@@ -110,6 +110,33 @@ TFT_TEST(embedding_puts_every_variable_at_hidden_width) {
   assert_true(max_abs(e[1][3][1] - expected) < 1e-6);  // fused multiply-add: last bit may differ
 }
 
+// Embedding dropout: in training the categoricals' vectors lose about p of their elements and
+// keep the rest times 1 / (1 - p); the reals' vectors are left alone; in eval mode nothing is.
+TFT_TEST(embedding_dropout_masks_the_categoricals_in_training_only) {
+  const std::vector<tft::CategoricalVariable> categoricals{{"a", 5, 0}, {"b", 3, 16}};
+  tft::InputEmbedding plain(2, categoricals, 16);
+  tft::InputEmbedding dropped(2, categoricals, 16, 0.5);
+  {
+    torch::NoGradGuard no_grad;
+    auto weights = plain->named_parameters();
+    for (auto& p : dropped->named_parameters()) p.value().copy_(weights[p.key()]);
+  }
+  torch::manual_seed(0);
+  const auto reals = torch::randn({4, 25, 2});
+  const auto codes = torch::randint(3, {4, 25, 2}, torch::kLong);
+  const auto reference = plain(reals, codes);
+  const auto e = dropped(reals, codes);
+  assert_true(torch::equal(e.narrow(-2, 0, 2), reference.narrow(-2, 0, 2)));
+  const auto cat = e.narrow(-2, 2, 2), kept = (cat != 0).to(cat.scalar_type());
+  const double dropped_share = 1.0 - kept.mean().item<double>();  // of 3,200 elements
+  std::printf("  embedding dropout 0.5: %.3f of the categoricals' elements dropped\n",
+              dropped_share);
+  assert_true(dropped_share > 0.45 && dropped_share < 0.55);
+  assert_true(torch::equal(cat, reference.narrow(-2, 2, 2) * kept * 2.0));
+  dropped->eval();
+  assert_true(torch::equal(dropped(reals, codes), reference));
+}
+
 TFT_TEST(selection_weights_are_distributions) {
   torch::manual_seed(0);
   tft::VariableSelectionNetwork vsn(5, 8, 0.1, /*with_context=*/true);
@@ -347,6 +374,7 @@ int main() {
       cmocka_unit_test(dropout_masks_keep_the_right_share_and_repeat_with_the_generator),
       cmocka_unit_test(grn_shapes_and_context),
       cmocka_unit_test(embedding_puts_every_variable_at_hidden_width),
+      cmocka_unit_test(embedding_dropout_masks_the_categoricals_in_training_only),
       cmocka_unit_test(selection_weights_are_distributions),
       cmocka_unit_test(grouped_selection_equals_one_grn_per_variable),
       cmocka_unit_test(mask_value_is_the_lowest_finite_value_of_the_dtype),

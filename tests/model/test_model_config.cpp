@@ -37,6 +37,7 @@ TFT_TEST(defaults_and_a_valid_config) {
   assert_int_equal(c.hidden_size, 64);
   assert_int_equal(c.attention_heads, 4);
   assert_true(c.dropout == 0.1);
+  assert_true(c.embedding_dropout == 0.0);
   assert_int_equal(c.lstm_layers, 1);
   assert_int_equal(c.decoder_layers, 1);
   assert_int_equal(c.quantiles.size(), 3);
@@ -55,6 +56,10 @@ TFT_TEST(hyper_parameter_rules) {
                "model.dropout: must be in [0, 1) (got -0.5)");
   expect_error([](ModelConfig& c) { c.dropout = std::nan(""); },
                "model.dropout: must be in [0, 1)");
+  expect_error([](ModelConfig& c) { c.embedding_dropout = 1.0; },
+               "model.embedding_dropout: must be in [0, 1) (got 1)");
+  expect_error([](ModelConfig& c) { c.embedding_dropout = std::nan(""); },
+               "model.embedding_dropout: must be in [0, 1)");
   expect_error([](ModelConfig& c) { c.lstm_layers = 0; },
                "model.lstm_layers: must be at least 1 (got 0)");
   expect_error([](ModelConfig& c) { c.decoder_layers = 0; },

@@ -237,7 +237,8 @@ struct ParitySetup {
   TFTBatch batch;
   torch::Tensor target;
 
-  explicit ParitySetup(tft::Precision precision) {
+  explicit ParitySetup(tft::Precision precision, double embedding_dropout = 0.0) {
+    config.embedding_dropout = embedding_dropout;
     config.decoder_layers = 2;
     config.lstm_layers = 2;
     config.unit_chunks["static_encoder"] = 2;  // batch chunks
@@ -255,8 +256,8 @@ struct ParitySetup {
   }
 };
 
-StepResult check_gradient_parity(tft::Precision precision) {
-  ParitySetup setup(precision);
+StepResult check_gradient_parity(tft::Precision precision, double embedding_dropout = 0.0) {
+  ParitySetup setup(precision, embedding_dropout);
   const auto reference = setup.step(CheckpointConfig::none());
   size_t defined = 0;
   for (const auto& g : reference.grads) defined += g.defined() && max_abs(g) > 0;
@@ -359,6 +360,13 @@ TFT_TEST(bf16_mixed_gradients_are_bitwise_equal_across_strategies) {
   assert_true(worst < 0.25);
 }
 
+// Dropout on the categorical embeddings (in every group: static, historical, future) draws its
+// masks from the same generators as the model's other dropout, so every recompute draws them
+// again: bitwise parity holds with it too.
+TFT_TEST(gradients_are_bitwise_equal_with_embedding_dropout) {
+  check_gradient_parity(tft::Precision::Float32, /*embedding_dropout=*/0.3);
+}
+
 TFT_TEST(chunk_counts_and_checkpointed_chunk_limits) {
   auto c = small_config(full_schema(), 12, 5);
   c.decoder_layers = 2;
@@ -440,6 +448,7 @@ int main() {
       cmocka_unit_test(interpretation_outputs_are_distributions_when_checkpointed),
       cmocka_unit_test(gradients_are_bitwise_equal_with_and_without_checkpointing),
       cmocka_unit_test(bf16_mixed_gradients_are_bitwise_equal_across_strategies),
+      cmocka_unit_test(gradients_are_bitwise_equal_with_embedding_dropout),
       cmocka_unit_test(chunk_counts_and_checkpointed_chunk_limits),
       cmocka_unit_test(a_small_model_overfits_a_tiny_batch),
   };

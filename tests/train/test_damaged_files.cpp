@@ -283,29 +283,29 @@ TFT_TEST(test_failed_writes_keep_the_previous_model_and_snapshot) {
   fs::remove_all(dir);
 }
 
-TFT_TEST(test_snapshots_inside_an_epoch_resume_bitwise) {
-  const fs::path dir = scratch_dir("step_snapshots");
-  write_text(dir / "data.csv", synthetic_csv(60));
-  TrainConfig config = synthetic_config(dir / "data.csv", dir / "straight");
-  config.training.epochs = 2;
-  config.training.batch_size = 8;
-  config.training.lr_schedule.patience = 1;
+namespace {
+
+// Trains `config` straight through, then, with a snapshot after every step, stops (cancels)
+// inside the first epoch (nothing of the run stored yet but that step) and after step 1, a
+// middle step and the last but one of epoch 2; each resumed run must end bitwise like the
+// straight one. (A kill -9 instead of a cancel is test_tft_train_cli's.) Returns the straight
+// run's report.
+TrainReport check_mid_epoch_resume(const fs::path& dir, const std::string& name,
+                                   TrainConfig config) {
+  config.output.directory = (dir / (name + "_straight")).string();
   Trainer straight(config);
   const TrainReport a = straight.train();
   const std::int64_t steps = a.history.front().steps;
   assert_true(steps >= 6);
 
-  // With a snapshot after every step, stop (cancel) inside the first epoch (nothing of the
-  // run stored yet but that step) and after step 1, a middle step and the last but one of
-  // epoch 2; each resumed run ends bitwise like the straight one. (A kill -9 instead of a
-  // cancel is test_tft_train_cli's.)
   TrainConfig every = config;
   every.training.snapshot_every_steps = 1;
   const std::pair<std::int64_t, std::int64_t> stops[] = {
       {1, steps / 2}, {2, 1}, {2, steps / 2}, {2, steps - 1}};
   for (const auto& [stop_epoch, stop_at] : stops) {
     every.output.directory =
-        (dir / ("stopped_" + std::to_string(stop_epoch) + "_" + std::to_string(stop_at))).string();
+        (dir / (name + "_stopped_" + std::to_string(stop_epoch) + "_" + std::to_string(stop_at)))
+            .string();
     Trainer first(every);
     const auto stop = [&](const tft::TrainProgress& p) {
       return !(p.kind == tft::TrainProgress::Kind::Step && p.epoch == stop_epoch &&
@@ -327,8 +327,34 @@ TFT_TEST(test_snapshots_inside_an_epoch_resume_bitwise) {
     }
     assert_true(same_weights(straight.model(), second.model()));
   }
+  return a;
+}
+
+}  // namespace
+
+TFT_TEST(test_snapshots_inside_an_epoch_resume_bitwise) {
+  const fs::path dir = scratch_dir("step_snapshots");
+  write_text(dir / "data.csv", synthetic_csv(60));
+  TrainConfig config = synthetic_config(dir / "data.csv", dir / "straight");
+  config.training.epochs = 2;
+  config.training.batch_size = 8;
+  config.training.lr_schedule.patience = 1;
+  const TrainReport plain = check_mid_epoch_resume(dir, "plain", config);
+  const std::int64_t steps = plain.history.front().steps;
+
+  // The same with weight decay, embedding dropout and a warm-up that ends inside epoch 2, so
+  // some stops fall inside it and one after it: the warm-up's rate follows from the step alone.
+  TrainConfig regularised = config;
+  regularised.training.weight_decay = 0.05;
+  regularised.model.embedding_dropout = 0.2;
+  regularised.training.lr_warmup_steps = 16;
+  assert_true(steps < 16 && 16 < 2 * steps);  // 11 steps per epoch
+  const TrainReport changed = check_mid_epoch_resume(dir, "regularised", regularised);
+  assert_true(changed.history.back().train_loss != plain.history.back().train_loss);
 
   // A snapshot taken inside an epoch does not fit another batch size: a clear error.
+  TrainConfig every = config;
+  every.training.snapshot_every_steps = 1;
   every.output.directory = (dir / "stopped_late").string();
   Trainer late(every);
   TFT_ASSERT_THROWS_WITH(late.train([&](const tft::TrainProgress& p) {

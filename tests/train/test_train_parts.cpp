@@ -1,6 +1,6 @@
-// The trainer's parts on their own: LR schedule, early stopping, metrics (q-risk by hand),
-// gradient clipping, atomic files and folders, ModelConfig JSON, the window after the data
-// (future times and calendar inputs) and the summary text.
+// The trainer's parts on their own: LR schedule and warm-up, early stopping, metrics (q-risk by
+// hand), gradient clipping, Adam and AdamW, atomic files and folders, ModelConfig JSON, the
+// window after the data (future times and calendar inputs) and the summary text.
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -84,6 +84,20 @@ TFT_TEST(test_reduce_on_plateau) {
   config.kind = tft::LrScheduleKind::None;
   tft::LrSchedule constant(config, 0.3);
   for (int i = 0; i < 5; ++i) assert_true(constant.step(1.0) == 0.3);
+}
+
+// The linear warm-up: 1/4, 2/4, 3/4, then 1 for good; no warm-up (0) and a one-step warm-up
+// are always 1 (PyTorch's LinearLR(start_factor=1/W, total_iters=W - 1) gives the same rates).
+TFT_TEST(test_warmup_factor) {
+  const double expected[] = {0.25, 0.5, 0.75, 1.0, 1.0, 1.0};
+  for (std::int64_t step = 0; step < 6; ++step) {
+    assert_true(tft::warmup_factor(4, step) == expected[step]);
+    assert_true(tft::warmup_factor(0, step) == 1.0);
+    assert_true(tft::warmup_factor(1, step) == 1.0);
+  }
+  assert_true(tft::warmup_factor(3, 0) == 1.0 / 3.0);
+  assert_true(tft::warmup_factor(1000, 999) == 1.0);
+  assert_true(tft::warmup_factor(1000, 123456789) == 1.0);
 }
 
 TFT_TEST(test_early_stopping) {
@@ -213,6 +227,71 @@ TFT_TEST(test_fused_adam_matches_adam) {
   }
 }
 
+// FusedAdam with a decoupled weight decay against LibTorch's AdamW on the same gradients, in the
+// fused kernel (float parameters) and in the fallback (a double among them: no single fused
+// call), with and without amsgrad: equal up to rounding, and measurably not plain Adam.
+TFT_TEST(test_fused_adam_with_weight_decay_matches_adamw) {
+  for (const bool mixed : {false, true}) {
+    for (const bool amsgrad : {false, true}) {
+      torch::manual_seed(4);
+      std::vector<torch::Tensor> initial = {torch::randn({7, 5}), torch::randn({5}),
+                                            torch::randn({2, 3, 4}), torch::randn({3})};
+      if (mixed) initial[1] = initial[1].to(torch::kDouble);
+      std::vector<torch::Tensor> a_params, b_params, c_params;
+      for (const auto& t : initial) {
+        a_params.push_back(t.clone().requires_grad_(true));
+        b_params.push_back(t.clone().requires_grad_(true));
+        c_params.push_back(t.clone().requires_grad_(true));
+      }
+      torch::optim::AdamW reference(
+          a_params, torch::optim::AdamWOptions(0.05).weight_decay(0.1).amsgrad(amsgrad).eps(1e-6));
+      const auto options = torch::optim::AdamOptions(0.05).amsgrad(amsgrad).eps(1e-6);
+      tft::FusedAdam fused(b_params, options, /*weight_decay=*/0.1);
+      tft::FusedAdam plain(c_params, options);
+      assert_true(fused.decoupled_weight_decay() == 0.1);
+      assert_true(plain.decoupled_weight_decay() == 0.0);
+      for (int step = 0; step < 6; ++step) {
+        if (step == 3) {  // the rate changes mid-run, as the schedule and warm-up change it
+          for (auto* o : {static_cast<torch::optim::Optimizer*>(&reference),
+                          static_cast<torch::optim::Optimizer*>(&fused),
+                          static_cast<torch::optim::Optimizer*>(&plain)}) {
+            for (auto& group : o->param_groups()) group.options().set_lr(0.02);
+          }
+        }
+        for (std::size_t i = 0; i + 1 < initial.size(); ++i) {  // the last one gets no gradient
+          const torch::Tensor g = torch::randn_like(initial[i]) * (step + 1);
+          a_params[i].mutable_grad() = g.clone();
+          b_params[i].mutable_grad() = g.clone();
+          c_params[i].mutable_grad() = g.clone();
+        }
+        reference.step();
+        fused.step();
+        plain.step();
+      }
+      double decayed = 0.0;
+      for (std::size_t i = 0; i < initial.size(); ++i) {
+        const double diff = (a_params[i] - b_params[i]).abs().max().item<double>();
+        if (diff > 1e-5) {
+          fail_msg("mixed %d, amsgrad %d, parameter %zu: differs from AdamW by %g", mixed, amsgrad,
+                   i, diff);
+        }
+        decayed = std::max(decayed, (b_params[i] - c_params[i]).abs().max().item<double>());
+      }
+      assert_true(decayed > 1e-3);                                 // the decay did something
+      assert_true(torch::equal(b_params.back(), initial.back()));  // no gradient: no decay
+    }
+  }
+  // AdamOptions' own (L2) weight_decay and the decoupled one do not go together.
+  std::vector<torch::Tensor> params = {torch::zeros({2}, torch::requires_grad())};
+  bool refused = false;
+  try {
+    tft::FusedAdam both(params, torch::optim::AdamOptions(0.1).weight_decay(0.01), 0.01);
+  } catch (const c10::Error&) {
+    refused = true;
+  }
+  assert_true(refused);
+}
+
 TFT_TEST(test_atomic_files_and_folders) {
   const fs::path dir = scratch_dir("atomic");
   tft::write_file_atomically(dir / "a.txt", "one");
@@ -272,6 +351,14 @@ TFT_TEST(test_model_config_json_round_trip) {
   nlohmann::json broken = nlohmann::json::parse(tft::model_config_to_json(c).dump());
   broken.erase("hidden_size");
   TFT_ASSERT_THROWS_WITH(tft::model_config_from_json(broken), tft::IoError, "hidden_size");
+  // embedding_dropout: saved only where it is on; a file without the key (all older ones) reads
+  // as 0, so a model without it is saved byte for byte as before.
+  assert_false(tft::model_config_to_json(c).contains("embedding_dropout"));
+  assert_true(back.embedding_dropout == 0.0);
+  c.embedding_dropout = 0.25;
+  const nlohmann::json with = nlohmann::json::parse(tft::model_config_to_json(c).dump());
+  assert_true(with.at("embedding_dropout") == 0.25);
+  assert_true(tft::model_config_from_json(with).embedding_dropout == 0.25);
 }
 
 TFT_TEST(test_window_after_the_data) {
@@ -384,10 +471,12 @@ TFT_TEST(test_summary) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_reduce_on_plateau),
+      cmocka_unit_test(test_warmup_factor),
       cmocka_unit_test(test_early_stopping),
       cmocka_unit_test(test_metrics_by_hand),
       cmocka_unit_test(test_gradient_clipping),
       cmocka_unit_test(test_fused_adam_matches_adam),
+      cmocka_unit_test(test_fused_adam_with_weight_decay_matches_adamw),
       cmocka_unit_test(test_atomic_files_and_folders),
       cmocka_unit_test(test_model_config_json_round_trip),
       cmocka_unit_test(test_window_after_the_data),

@@ -1,7 +1,8 @@
 // The trainer end to end on a small synthetic multi-series problem: it learns (validation loss
 // at least halved), writes its files, a saved model predicts bitwise like the in-memory one, a
 // resumed run ends bitwise like an uninterrupted one, the NaN/Inf guard keeps the best model,
-// cancelling works from the callback and from another thread, early stopping triggers.
+// cancelling works from the callback and from another thread, early stopping triggers, and
+// weight decay, embedding dropout and the warm-up act when on and change nothing when off.
 #include <cmath>
 #include <condition_variable>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -327,6 +329,44 @@ TFT_TEST(test_early_stopping_and_the_lr_schedule) {
   fs::remove_all(dir);
 }
 
+// training.weight_decay, model.embedding_dropout and training.lr_warmup_steps reach the run:
+// each changes its losses, a one-step warm-up (a factor of 1) changes no bit, and a warm-up far
+// longer than the run keeps the rate, and so the model, near where it started.
+TFT_TEST(test_regularisation_and_warm_up_reach_the_run) {
+  const fs::path dir = scratch_dir("regularisation");
+  write_text(dir / "data.csv", synthetic_csv(60));
+  TrainConfig config = synthetic_config(dir / "data.csv", dir / "base");
+  config.training.epochs = 2;
+  config.training.batch_size = 16;
+  const auto run = [&](const std::string& name, const auto& change) {
+    TrainConfig c = config;
+    c.output.directory = (dir / name).string();
+    change(c);
+    Trainer trainer(c);
+    return std::make_pair(trainer.train(), tft::copy_module_state(*trainer.model()));
+  };
+  const auto base = run("base", [](TrainConfig&) {});
+  const auto one_step = run("one_step", [](TrainConfig& c) { c.training.lr_warmup_steps = 1; });
+  assert_true(tft::module_states_equal(base.second, one_step.second));
+  for (std::size_t i = 0; i < base.first.history.size(); ++i) {
+    assert_true(base.first.history[i].train_loss == one_step.first.history[i].train_loss);
+  }
+  const double base_loss = base.first.history.back().train_loss;
+  const auto decayed = run("decayed", [](TrainConfig& c) { c.training.weight_decay = 0.1; });
+  assert_true(decayed.first.history.back().train_loss != base_loss);
+  const auto dropped = run("dropped", [](TrainConfig& c) { c.model.embedding_dropout = 0.3; });
+  assert_true(dropped.first.history.back().train_loss != base_loss);
+  const auto warming =
+      run("warming", [](TrainConfig& c) { c.training.lr_warmup_steps = 1000000000; });
+  const double initial = base.first.initial_validation_loss;
+  const double moved = std::abs(base.first.history.back().validation.loss - initial);
+  const double barely = std::abs(warming.first.history.back().validation.loss - initial);
+  std::printf("  validation loss moved %g in the base run, %g under a 1e9-step warm-up\n", moved,
+              barely);
+  assert_true(barely < 1e-3 * moved);
+  fs::remove_all(dir);
+}
+
 TFT_TEST(test_checkpoint_config_is_checked_against_the_units) {
   const fs::path dir = scratch_dir("units");
   write_text(dir / "data.csv", synthetic_csv(60));
@@ -377,6 +417,7 @@ int main() {
       cmocka_unit_test(test_cancel_from_the_callback_then_resume),
       cmocka_unit_test(test_cancel_from_another_thread),
       cmocka_unit_test(test_early_stopping_and_the_lr_schedule),
+      cmocka_unit_test(test_regularisation_and_warm_up_reach_the_run),
       cmocka_unit_test(test_checkpoint_config_is_checked_against_the_units),
       cmocka_unit_test(test_dynamic_checkpointing_runs_the_measured_plan),
   };
