@@ -248,12 +248,12 @@ def main():
         path = out_dir / f"{name}.csv"
         return path.exists() and sha256(path) == SETS[name]["sha256"]
 
-    todo = [name for name in names if args.print_hashes or not current(name)]
-    if todo and not in_venv():
+    to_write = [name for name in names if args.print_hashes or not current(name)]
+    if to_write and not in_venv():
         ensure_venv_and_rerun()  # does not return
 
     failed = False
-    for name in todo:
+    for name in to_write:
         print(f"accuracy_data: writing {name}", file=sys.stderr)
         header, rows = EXTRACT[name]()
         temporary = write_csv(out_dir / f"{name}.csv", header, rows)
