@@ -220,7 +220,8 @@ int main(int argc, char** argv) {
         // dynamic(n, fraction) runs the budget planner's measured choice.
         ensure_gradients(r.model->parameters());
         const CheckpointPlan plan = plan_checkpointing(
-            r.model, [&] { return loss_fn(r.model->forward(batch).prediction, target); },
+            r.model,
+            [&](std::int64_t) { return loss_fn(r.model->forward(batch).prediction, target); },
             spec.config, config.batch_size, device);
         r.model->set_checkpointing(plan.config);
         r.model->set_checkpointed_chunks(plan.chunk_limits);

@@ -1,0 +1,122 @@
+#include "train/planning_step.h"
+
+#include <chrono>
+#include <utility>
+
+#include "checkpoint/recompute.h"
+#include "memory/memory_meter.h"
+#include "model/unit_observer.h"
+#include "train/device.h"
+#include "train/gradient_buffers.h"
+
+namespace tft {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Records each unit's kept bytes and forward time into `units`.
+class UnitRecorder : public UnitObserver {
+ public:
+  UnitRecorder(memory::MemoryMeter& meter, const c10::Device& device,
+               std::vector<UnitMeasurement>& units)
+      : meter_(meter),
+        device_(device),
+        units_(units),
+        began_bytes_(units.size()),
+        began_(units.size()) {}
+
+  void unit_begins(std::size_t unit) noexcept override {
+    if (unit >= units_.size()) return;
+    sync();
+    began_bytes_[unit] = meter_.current_bytes();
+    began_[unit] = Clock::now();
+  }
+
+  void unit_ends(std::size_t unit) noexcept override {
+    if (unit >= units_.size()) return;
+    sync();
+    units_[unit].forward_seconds += seconds_since(began_[unit]);
+    units_[unit].kept_bytes += meter_.current_bytes() - began_bytes_[unit];
+  }
+
+ private:
+  // A unit's kernels may still run on a GPU when its forward returns; planning only.
+  void sync() noexcept {
+    try {
+      synchronize(device_);
+    } catch (...) {  // the step's own next call reports a broken device
+    }
+  }
+
+  memory::MemoryMeter& meter_;
+  c10::Device device_;
+  std::vector<UnitMeasurement>& units_;
+  std::vector<std::int64_t> began_bytes_;
+  std::vector<Clock::time_point> began_;
+};
+
+}  // namespace
+
+PlanningMeter::PlanningMeter(TFTModel& model, PlanningStep step, std::int64_t batch_rows,
+                             const c10::Device& device)
+    : model_(model),
+      step_(std::move(step)),
+      batch_rows_(batch_rows),
+      device_(device),
+      previous_(model->checkpointing()),
+      previous_limits_(model->checkpointed_chunks()),
+      was_training_(model->is_training()),
+      parameters_(model->parameters()),
+      restore_rng_(device),
+      start_(RngState::capture(device)),
+      meter_(std::make_unique<memory::MemoryMeter>(device)) {}
+
+PlanningMeter::~PlanningMeter() {
+  model_->set_checkpointing(previous_);
+  model_->set_checkpointed_chunks(previous_limits_);
+  model_->train(was_training_);
+  zero_gradients(parameters_);
+}
+
+StepMeasurement PlanningMeter::measure(const CheckpointConfig& config, const ChunkLimits& limits,
+                                       std::int64_t rows, bool forward_only) {
+  const auto begin = Clock::now();
+  model_->set_checkpointing(config);
+  model_->set_checkpointed_chunks(limits);
+  model_->train();
+  start_.restore();  // the same dropout masks in every measurement
+  StepMeasurement m;
+  m.units.resize(model_->units().size());
+  {
+    memory::ActivationProbe probe(*meter_);
+    const std::int64_t recompute_before = checkpoint::recompute_nanoseconds();
+    synchronize(device_);
+    const auto started = Clock::now();
+    at::Tensor loss;
+    {
+      const UnitObserverScope observe(std::make_shared<UnitRecorder>(*meter_, device_, m.units));
+      loss = step_(rows > 0 ? rows : batch_rows_);
+    }
+    if (forward_only) {
+      m.peak_bytes = meter_->current_bytes() - probe.baseline_bytes();
+    } else {
+      loss.backward();
+    }
+    loss = at::Tensor();  // frees a forward-only pass's graph
+    synchronize(device_);
+    m.seconds = seconds_since(started);
+    m.recompute_seconds =
+        1e-9 * static_cast<double>(checkpoint::recompute_nanoseconds() - recompute_before);
+    if (!forward_only) m.peak_bytes = probe.activation_peak_bytes();
+  }
+  zero_gradients(parameters_);
+  seconds_ += seconds_since(begin);
+  return m;
+}
+
+}  // namespace tft
