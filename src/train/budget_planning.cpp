@@ -64,17 +64,22 @@ class BudgetPlanner {
   }
 
   // What each unit saves when checkpointed: what it keeps without checkpointing minus what it
-  // keeps with (its outputs, its compressed boundaries). Costs: its forward time.
+  // keeps with (its outputs, its compressed boundaries). Costs: its forward time, the faster
+  // of the two measured (with and without checkpointing: the same work), which a burst of
+  // other load on the machine inflates less often.
   std::vector<UnitCost> costs_from(const StepMeasurement& checkpointed_forward) const {
     std::vector<UnitCost> costs;
-    const double min_cost = kMinRecomputeFraction * none_.seconds;
+    // In the units' cost clock (planning_step.h): CPU time on the CPU.
+    const double step_cost = meter_.device().is_cpu() ? none_.cpu_seconds : none_.seconds;
+    const double min_cost = kMinRecomputeFraction * step_cost;
     const std::vector<UnitInfo> units = model_->units();
     for (std::size_t i = 0; i < units.size(); ++i) {
       const std::int64_t saved =
           none_.units[i].kept_bytes - checkpointed_forward.units[i].kept_bytes;
-      costs.push_back({units[i].name, model_->chunk_count(i, batch_size_),
-                       std::max<std::int64_t>(0, saved),
-                       std::max(min_cost, none_.units[i].forward_seconds)});
+      costs.push_back(
+          {units[i].name, model_->chunk_count(i, batch_size_), std::max<std::int64_t>(0, saved),
+           std::max(min_cost, std::min(none_.units[i].forward_seconds,
+                                       checkpointed_forward.units[i].forward_seconds))});
     }
     return costs;
   }
@@ -92,6 +97,13 @@ class BudgetPlanner {
   // measured once, so that a budget below it stops the search there. Compressed boundaries:
   // the floor first, whose forward gives the costs; when it does not fit, nothing of that
   // dtype can. The floor is the fallback when no cheaper plan was verified.
+  //
+  // Near the floor the per-unit model misses what backward adds: a checkpointed chunk is
+  // recomputed there on top of what is still held. So when the budget is below a rough
+  // estimate of the floor (what every unit checkpointed keeps at the end of forward, plus the
+  // largest chunk of any unit, plus what backward adds on top of the forward's end without
+  // checkpointing), the floor is measured first; a measured floor lowers the budget planned
+  // for by what the model missed there.
   DtypeOutcome plan_dtype(BoundaryDtype dtype,
                           const std::optional<StepMeasurement>& checkpointed_forward) {
     DtypeOutcome out;
@@ -104,6 +116,9 @@ class BudgetPlanner {
     };
     if (checkpointed_forward) {
       out.costs = costs_from(*checkpointed_forward);
+      if (budget_ < floor_estimate(*checkpointed_forward, out.costs) && !measure_floor()) {
+        return out;
+      }
     } else {
       const bool fits = measure_floor();
       out.costs = costs_from(*floor);
@@ -112,6 +127,11 @@ class BudgetPlanner {
     const CheckpointChoice all = every_chunk(out.costs);
     std::vector<CheckpointChoice> tried{all};  // the floor is measured on its own
     double planning_budget = static_cast<double>(budget_);
+    const auto correct_for_floor = [&] {
+      const auto missed = static_cast<double>(floor->peak_bytes - all.predicted_peak_bytes);
+      planning_budget = std::min(planning_budget, static_cast<double>(budget_) - missed);
+    };
+    if (floor) correct_for_floor();
     for (int attempt = 0; attempt < kBudgetVerifications; ++attempt) {
       const CheckpointChoice choice = choose_checkpoint_chunks(
           out.costs, none_.peak_bytes, static_cast<std::int64_t>(std::floor(planning_budget)));
@@ -123,11 +143,24 @@ class BudgetPlanner {
         return out;
       }
       planning_budget -= static_cast<double>(measured.peak_bytes - budget_);
-      if (!floor && !measure_floor()) return out;
+      if (!floor) {
+        if (!measure_floor()) return out;
+        correct_for_floor();
+      }
     }
     if (!floor && !measure_floor()) return out;
     if (floor->peak_bytes <= budget_) out.verified = Verified{all, *floor};
     return out;
+  }
+
+  // A rough floor (see plan_dtype): it only decides whether to measure the floor first.
+  std::int64_t floor_estimate(const StepMeasurement& checkpointed_forward,
+                              const std::vector<UnitCost>& costs) const {
+    std::int64_t largest_chunk = 0;
+    for (const UnitCost& c : costs)
+      largest_chunk = std::max(largest_chunk, c.saved_bytes / c.chunks);
+    return checkpointed_forward.forward_end_bytes + largest_chunk +
+           (none_.peak_bytes - none_.forward_end_bytes);
   }
 
   void measure_none() { none_ = meter_.measure(CheckpointConfig::none()); }
@@ -249,7 +282,11 @@ CheckpointPlan plan_for_budget(TFTModel& model, const PlanningStep& step,
     outcome.source = budget.source;
     outcome.boundary_dtype = like.boundary_dtype;
     outcome.step_seconds = measured.seconds;
+    outcome.step_cpu_seconds = measured.cpu_seconds;
     outcome.planning_steps = measured.seconds > 0 ? plan.planning_seconds / measured.seconds : 0;
+    plan.planning_cpu_seconds = meter.cpu_seconds();
+    outcome.planning_cpu_steps =
+        measured.cpu_seconds > 0 ? plan.planning_cpu_seconds / measured.cpu_seconds : 0;
     plan.budget = outcome;
     return plan;
   };

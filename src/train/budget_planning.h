@@ -7,18 +7,22 @@
 //  1. every unit checkpointed with float32 boundaries, forward only: the bytes each unit
 //     keeps when checkpointed (and the first-call warm-up);
 //  2. no checkpointing, forward and backward: the un-checkpointed peak, the bytes each unit
-//     keeps and the time its forward takes (what recomputing it costs; never below
-//     kMinRecomputeFraction of the step). When that peak fits, the plan is no checkpointing.
+//     keeps and the time its forward takes (what recomputing it costs: the faster of this and
+//     step 1's, never below kMinRecomputeFraction of the step). When that peak fits, the plan
+//     is no checkpointing.
 //  3. the cheapest plan predicted to fit (checkpoint/planner.h: units, then how many of each
 //     unit's chunks, each unit saving what it keeps minus what it keeps checkpointed),
 //     measured. On a miss the budget planned for is lowered by the miss and the floor (every
 //     unit checkpointed, forward and backward) is measured once: below the budget it is the
 //     fallback and the search goes on (at most kBudgetVerifications plans), above it no
-//     float32 plan fits;
+//     float32 plan fits. A budget below a rough estimate of the floor (what every unit
+//     checkpointed keeps at the end of forward + the largest chunk + what backward adds
+//     without checkpointing) measures the floor first; a measured floor lowers the budget
+//     planned for by what the per-unit model missed there (the recompute in backward);
 //  4. only then bfloat16, then int8 boundaries: their floor first (its forward gives the bytes
 //     each unit keeps with them); when it fits, step 3 with that dtype.
 // So a plan that fits usually costs a forward and two steps (a forward and one step when no
-// checkpointing fits); one near the float32 floor a step more.
+// checkpointing fits), near the float32 floor too; one below it a step per dtype tried more.
 //
 // When nothing fits, MemoryBudgetError (one line, before any training): the smallest peak
 // any plan reaches at this batch size, the largest batch size that fits (the floor measured

@@ -26,9 +26,11 @@ std::string CheckpointPlan::summary() const {
   char milliseconds[32];
   std::snprintf(milliseconds, sizeof milliseconds, "%.0f", 1e3 * predicted_recompute_seconds);
   if (budget) {
-    char planning[96];
-    std::snprintf(planning, sizeof planning, "planned in %.2f s = %.1f steps of %.3f s",
-                  planning_seconds, budget->planning_steps, budget->step_seconds);
+    char planning[128];
+    std::snprintf(planning, sizeof planning,
+                  "planned in %.2f s = %.1f steps of %.3f s (in CPU time %.1f steps)",
+                  planning_seconds, budget->planning_steps, budget->step_seconds,
+                  budget->planning_cpu_steps);
     return "budget " + budget->source + " -> " + chosen() + ", " +
            boundary_dtype_name(budget->boundary_dtype) + " boundaries; measured " +
            format_bytes(measured_peak_bytes) + " (margin " +
@@ -67,6 +69,7 @@ nlohmann::ordered_json CheckpointPlan::to_json() const {
   j["unchecked_step_seconds"] = unchecked_step_seconds;
   j["predicted_recompute_seconds"] = predicted_recompute_seconds;
   j["planning_seconds"] = planning_seconds;
+  j["planning_cpu_seconds"] = planning_cpu_seconds;
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
   for (const PlannedUnit& u : units) {
     list.push_back({{"name", u.name},
@@ -86,7 +89,9 @@ nlohmann::ordered_json CheckpointPlan::to_json() const {
                           {"boundary_dtype", boundary_dtype_name(budget->boundary_dtype)},
                           {"margin_bytes", budget->margin_bytes(measured_peak_bytes)},
                           {"step_seconds", budget->step_seconds},
-                          {"planning_steps", budget->planning_steps}};
+                          {"step_cpu_seconds", budget->step_cpu_seconds},
+                          {"planning_steps", budget->planning_steps},
+                          {"planning_cpu_steps", budget->planning_cpu_steps}};
   }
   return j;
 }

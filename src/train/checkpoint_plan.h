@@ -39,9 +39,12 @@ struct BudgetOutcome {
   std::int64_t budget_bytes = 0;  // the budget the measured peak fits
   std::string source;             // how it was set: "900.0 MiB", or "auto = 8.90 GiB (its terms)"
   BoundaryDtype boundary_dtype = BoundaryDtype::kFloat32;  // chosen
-  double step_seconds = 0.0;  // the plan's measured step (forward + backward)
-  // planning_seconds / step_seconds: what planning cost, in steps of the plan.
+  double step_seconds = 0.0;      // the plan's measured step (forward + backward)
+  double step_cpu_seconds = 0.0;  // the same in the process's CPU time
+  // planning_seconds / step_seconds: what planning cost, in steps of the plan; and the same in
+  // CPU time, which other load on a shared machine disturbs less.
   double planning_steps = 0.0;
+  double planning_cpu_steps = 0.0;
 
   std::int64_t margin_bytes(std::int64_t measured) const { return budget_bytes - measured; }
 };
@@ -68,6 +71,7 @@ struct CheckpointPlan {
   CheckpointConfig config = CheckpointConfig::none();
   std::map<std::size_t, std::int64_t> chunk_limits;
   double planning_seconds = 0.0;        // measuring and choosing, before training
+  double planning_cpu_seconds = 0.0;    // the same in the process's CPU time
   std::optional<BudgetOutcome> budget;  // memory_budget plans only
 
   // "historical_encoder (6 of 8 chunks), lstm_encoder", or "no unit".
@@ -81,12 +85,13 @@ struct CheckpointPlan {
   // {"memory_fraction", "achievable", "unchecked_peak_bytes", "target_peak_bytes",
   //  "minimum_peak_bytes", "predicted_peak_bytes", "measured_peak_bytes",
   //  "unchecked_step_seconds", "predicted_recompute_seconds",
-  //  "planning_seconds",
+  //  "planning_seconds", "planning_cpu_seconds",
   //  "units": [{"name", "chunks", "saved_bytes", "recompute_seconds", "checkpointed",
   //             "checkpointed_chunks", "planned_saved_bytes", "kept_bytes",
   //             "planned_recompute_seconds"}, ...],
   //  and for a budget "memory_budget": {"budget_bytes", "source", "boundary_dtype",
-  //  "margin_bytes", "step_seconds", "planning_steps"}}
+  //  "margin_bytes", "step_seconds", "step_cpu_seconds", "planning_steps",
+  //  "planning_cpu_steps"}}
   nlohmann::ordered_json to_json() const;
 };
 

@@ -110,6 +110,7 @@ CheckpointPlan plan_checkpointing(TFTModel& model, const PlanningStep& step,
   }
   apply_choice(plan, request, *best, costs);
   plan.planning_seconds = meter.seconds();
+  plan.planning_cpu_seconds = meter.cpu_seconds();
   return plan;
 }
 

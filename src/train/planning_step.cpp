@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "checkpoint/recompute.h"
+#include "common/cpu_clock.h"
 #include "memory/memory_meter.h"
 #include "model/unit_observer.h"
 #include "train/device.h"
@@ -17,6 +18,13 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// A unit's cost clock: on a GPU wall time between synchronisations; on the CPU the process's
+// CPU time (common/cpu_clock.h), which other load on a shared machine inflates less.
+double cost_clock(const c10::Device& device) {
+  return device.is_cpu() ? process_cpu_seconds()
+                         : std::chrono::duration<double>(Clock::now().time_since_epoch()).count();
 }
 
 // Records each unit's kept bytes and forward time into `units`.
@@ -34,13 +42,13 @@ class UnitRecorder : public UnitObserver {
     if (unit >= units_.size()) return;
     sync();
     began_bytes_[unit] = meter_.current_bytes();
-    began_[unit] = Clock::now();
+    began_[unit] = cost_clock(device_);
   }
 
   void unit_ends(std::size_t unit) noexcept override {
     if (unit >= units_.size()) return;
     sync();
-    units_[unit].forward_seconds += seconds_since(began_[unit]);
+    units_[unit].forward_seconds += cost_clock(device_) - began_[unit];
     units_[unit].kept_bytes += meter_.current_bytes() - began_bytes_[unit];
   }
 
@@ -57,7 +65,7 @@ class UnitRecorder : public UnitObserver {
   c10::Device device_;
   std::vector<UnitMeasurement>& units_;
   std::vector<std::int64_t> began_bytes_;
-  std::vector<Clock::time_point> began_;
+  std::vector<double> began_;
 };
 
 }  // namespace
@@ -86,6 +94,7 @@ PlanningMeter::~PlanningMeter() {
 StepMeasurement PlanningMeter::measure(const CheckpointConfig& config, const ChunkLimits& limits,
                                        std::int64_t rows, bool forward_only) {
   const auto begin = Clock::now();
+  const double cpu_begin = process_cpu_seconds();
   model_->set_checkpointing(config);
   model_->set_checkpointed_chunks(limits);
   model_->train();
@@ -97,25 +106,29 @@ StepMeasurement PlanningMeter::measure(const CheckpointConfig& config, const Chu
     const std::int64_t recompute_before = checkpoint::recompute_nanoseconds();
     synchronize(device_);
     const auto started = Clock::now();
+    const double cpu_started = process_cpu_seconds();
     at::Tensor loss;
     {
       const UnitObserverScope observe(std::make_shared<UnitRecorder>(*meter_, device_, m.units));
       loss = step_(rows > 0 ? rows : batch_rows_);
     }
+    m.forward_end_bytes = meter_->current_bytes() - probe.baseline_bytes();
     if (forward_only) {
-      m.peak_bytes = meter_->current_bytes() - probe.baseline_bytes();
+      m.peak_bytes = m.forward_end_bytes;
     } else {
       loss.backward();
     }
     loss = at::Tensor();  // frees a forward-only pass's graph
     synchronize(device_);
     m.seconds = seconds_since(started);
+    m.cpu_seconds = process_cpu_seconds() - cpu_started;
     m.recompute_seconds =
         1e-9 * static_cast<double>(checkpoint::recompute_nanoseconds() - recompute_before);
     if (!forward_only) m.peak_bytes = probe.activation_peak_bytes();
   }
   zero_gradients(parameters_);
   seconds_ += seconds_since(begin);
+  cpu_seconds_ += process_cpu_seconds() - cpu_begin;
   return m;
 }
 

@@ -6,7 +6,8 @@
 // of them, and ends with the gradients zeroed. Besides the step's activation peak and times,
 // it records per unit (model/unit_observer.h) the bytes the unit's forward left held and the
 // time it took: on CUDA the observer synchronises the device at each unit's start and end, so
-// those times are the GPU's (planning only; training steps are not observed). When the meter
+// those times are the GPU's (planning only; training steps are not observed); on the CPU the
+// time is the process's CPU time. When the meter
 // goes, the model's checkpointing, chunk limits and train/eval mode and the random state are
 // put back as they were.
 #pragma once
@@ -33,13 +34,17 @@ class MemoryMeter;
 using PlanningStep = std::function<at::Tensor(std::int64_t rows)>;
 
 struct UnitMeasurement {
-  std::int64_t kept_bytes = 0;   // held after the unit's forward minus before it (may be < 0)
-  double forward_seconds = 0.0;  // its forward pass
+  std::int64_t kept_bytes = 0;  // held after the unit's forward minus before it (may be < 0)
+  // Its forward pass: on a GPU wall time, on the CPU the process's CPU time (all threads;
+  // common/cpu_clock.h), the cost measure that other load on the machine disturbs least.
+  double forward_seconds = 0.0;
 };
 
 struct StepMeasurement {
   std::int64_t peak_bytes = 0;         // activation peak of the step (forward_only: at its end)
+  std::int64_t forward_end_bytes = 0;  // held at the end of forward (the loss computed)
   double seconds = 0.0;                // the whole step
+  double cpu_seconds = 0.0;            // the process's CPU time in it
   double recompute_seconds = 0.0;      // reruns of checkpointed segments in backward
   std::vector<UnitMeasurement> units;  // in unit order
 };
@@ -59,9 +64,11 @@ class PlanningMeter {
   StepMeasurement measure(const CheckpointConfig& config, const ChunkLimits& limits = {},
                           std::int64_t rows = 0, bool forward_only = false);
 
-  // Seconds spent in measure() so far.
+  // Seconds spent in measure() so far: wall time, and the process's CPU time.
   double seconds() const { return seconds_; }
+  double cpu_seconds() const { return cpu_seconds_; }
   std::int64_t batch_rows() const { return batch_rows_; }
+  const c10::Device& device() const { return device_; }
 
  private:
   TFTModel& model_;
@@ -76,6 +83,7 @@ class PlanningMeter {
   RngState start_;
   std::unique_ptr<memory::MemoryMeter> meter_;
   double seconds_ = 0.0;
+  double cpu_seconds_ = 0.0;
 };
 
 }  // namespace tft
