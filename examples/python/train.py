@@ -15,12 +15,15 @@ from __future__ import annotations
 
 import csv
 import sys
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import tftrain
 
+if TYPE_CHECKING:
+    import pyarrow
 
-def memory_table(config: tftrain.Config) -> "pyarrow.Table":  # noqa: F821
+
+def memory_table(config: tftrain.Config) -> "pyarrow.Table":
     """data.path's CSV as a pyarrow table, typed as the other runners' --memory type it."""
     import pyarrow
     import pyarrow.csv

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
-from typing import Any, Union
+from typing import TYPE_CHECKING, Any, Union
 
 from ._capi import create, lib
 from ._native import NativeObject
 from .data import borrowed
 from .predictions import forecast_table
+
+if TYPE_CHECKING:
+    import pyarrow
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -28,7 +31,7 @@ class Model(NativeObject):
         """``Model(directory)``."""
         return cls(directory)
 
-    def predict(self, data: Union[PathLike, Any, None] = None) -> "pyarrow.Table":  # noqa: F821
+    def predict(self, data: Union[PathLike, Any, None] = None) -> "pyarrow.Table":
         """Forecasts as a ``pyarrow.Table`` (forecast.csv's columns), with the transforms fitted
         in training (nothing is refitted), for: None, the training data file (``ConfigError``
         for a model trained from memory, which has none); a path, a CSV or Parquet file laid

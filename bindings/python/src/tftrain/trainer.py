@@ -9,7 +9,7 @@ import ctypes
 import os
 import signal
 import threading
-from typing import Any, Callable, Iterator, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, List, Optional, Union
 
 from . import _capi
 from ._capi import Handle, ProgressFunction, check, create, last_error, lib, read_struct
@@ -20,6 +20,9 @@ from .errors import error_for
 from .predictions import forecast_table
 from .progress import Progress, ProgressCallback, reporter_for
 from .reports import MemoryReport, Metrics, TrainReport
+
+if TYPE_CHECKING:
+    import pyarrow
 
 ProgressOption = Union[bool, ProgressCallback, None]
 
@@ -85,7 +88,7 @@ class Trainer(NativeObject):
         with self._exclusive("evaluate") as handle:
             return Metrics.from_struct(read_struct(lib.tft_trainer_evaluate, handle, _capi.Metrics))
 
-    def predict(self, data: Any = None) -> "pyarrow.Table":  # noqa: F821
+    def predict(self, data: Any = None) -> "pyarrow.Table":
         """Forecasts of the current weights as a ``pyarrow.Table`` with forecast.csv's columns:
         of the training data (None), or of another table laid out like it, seen through the
         transforms fitted in training (its validation windows, then the window after it)."""
