@@ -102,7 +102,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         stage = "training"
         print_summary(trainer.train(progress=print_epoch))
     except tftrain.TftError as error:
-        print(f"train.py: {stage}: {error.status.name}: {error.message}", file=sys.stderr)
+        status = getattr(error.status, "name", error.status)  # a newer library's: a number
+        print(f"train.py: {stage}: {status}: {error.message}", file=sys.stderr)
         return 1
     return 0
 
