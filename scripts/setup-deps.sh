@@ -14,11 +14,13 @@
 #                                    runtimes (libclang-rt-14-dev), for scripts/fuzz.sh.
 #
 # Every mode also installs the pinned pyarrow wheel (Arrow C++ and Parquet, for Parquet input)
-# into the venv, nanoarrow's C sources (the C runner's data in memory), and, where Go is
-# installed, the Go bindings' modules (arrow-go).
+# into the venv, the Python package's test venv (pytest, pandas, polars, duckdb), nanoarrow's C
+# sources (the C runner's data in memory), and, where Go is installed, the Go bindings' modules
+# (arrow-go).
 #
 # Environment: TFT_TORCH_VENV (default ~/.cache/tftrain/venv-torch), TFT_TORCH_WHEEL_VERSION
-# and TFT_PYARROW_VERSION (default: the pins below; the versions CI and the benchmarks use).
+# and TFT_PYARROW_VERSION (default: the pins below; the versions CI and the benchmarks use),
+# TFT_PYTHON_VENV (the Python package's tests, default ~/.cache/tftrain/venv-python).
 set -euo pipefail
 
 torch_source=wheel
@@ -75,6 +77,23 @@ arrow_version="${TFT_PYARROW_VERSION:-26.0.1}"
 if ! "$venv/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('pyarrow') != '$arrow_version')" 2>/dev/null; then
   echo "setup-deps: installing pyarrow==$arrow_version from PyPI into $venv" >&2
   "$venv/bin/pip" install -q --no-deps "pyarrow==$arrow_version" >&2
+fi
+
+# The Python package's tests (bindings/python/tests, run by ctest) and runner, in a venv of their
+# own ($TFT_PYTHON_VENV, default ~/.cache/tftrain/venv-python) with pinned versions: pytest, the
+# data frame libraries the package reads tables from, tqdm for its progress bar. The package
+# itself comes from the source tree and the build's libtftrain (TFTRAIN_LIBRARY); the wheel is
+# `pip install ./bindings/python`.
+python_venv="${TFT_PYTHON_VENV:-$HOME/.cache/tftrain/venv-python}"
+python_pins=("pyarrow==$arrow_version" pandas==3.1.1 numpy==2.4.6 polars==2.1.0 duckdb==2.0.1
+  pytest==9.2.0 tqdm==4.70.1)
+[ -x "$python_venv/bin/python" ] || python3 -m venv "$python_venv" >&2
+if ! "$python_venv/bin/python" - "${python_pins[@]}" <<'PY' 2>/dev/null; then
+import importlib.metadata as m, sys
+sys.exit(any(m.version(name) != version for name, version in (p.split("==") for p in sys.argv[1:])))
+PY
+  echo "setup-deps: installing ${python_pins[*]} from PyPI into $python_venv" >&2
+  "$python_venv/bin/pip" install -q "${python_pins[@]}" >&2
 fi
 
 # nanoarrow (Apache Arrow's C library), for the C runner's --memory mode: the C sources of its

@@ -233,7 +233,7 @@ const std::vector<Field>& fields() {
     f.push_back(choice<TargetCenter>(
         "data.target_normalizer.center",
         [](TrainConfig& c) -> TargetCenter& { return c.data.target_normalizer.center; },
-        {TargetCenter::Statistic, TargetCenter::Last, TargetCenter::Seasonal}));
+        {TargetCenter::Auto, TargetCenter::Statistic, TargetCenter::Last, TargetCenter::Seasonal}));
     f.push_back(choice<TargetMethod>(
         "data.target_normalizer.method",
         [](TrainConfig& c) -> TargetMethod& { return c.data.target_normalizer.method; },

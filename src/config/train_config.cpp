@@ -45,6 +45,7 @@ std::optional<ConfigProblem> data_problem(const DataConfig& d) {
   if (d.time_column.empty()) return problem("data.time_column", "required (the time column)");
   if (d.target.empty()) return problem("data.target", "required (the column to forecast)");
   if (d.target_normalizer.center != TargetCenter::Statistic &&
+      d.target_normalizer.center != TargetCenter::Auto &&
       d.target_normalizer.scope != TargetScope::Encoder) {
     return problem("data.target_normalizer.center",
                    std::string(to_string(d.target_normalizer.center)) +
@@ -411,6 +412,7 @@ const char* to_string(TargetScope scope) {
 
 const char* to_string(TargetCenter center) {
   switch (center) {
+    case TargetCenter::Auto: return "auto";
     case TargetCenter::Statistic: return "statistic";
     case TargetCenter::Last: return "last";
     case TargetCenter::Seasonal: return "seasonal";

@@ -63,6 +63,9 @@ enum class TargetScope {
 };
 
 enum class TargetCenter {
+  Auto,       // "auto": chosen when the data loads (DatasetBuilder::resolve_target_center):
+              // seasonal for sub-daily data whose daily season fits in the encoder, last
+              // otherwise, statistic under scope series. Never saved: a model keeps its choice
   Statistic,  // "statistic": the method's center (mean, or median for robust)
   Last,       // "last": the last encoder value (scope encoder only): the model forecasts the
               // change from it, and its untrained output is the naive forecast
@@ -84,7 +87,7 @@ enum class TargetTransformation {
 
 struct TargetNormalizerConfig {
   TargetScope scope = TargetScope::Encoder;
-  TargetCenter center = TargetCenter::Last;
+  TargetCenter center = TargetCenter::Auto;
   TargetMethod method = TargetMethod::Standard;
   TargetTransformation transformation = TargetTransformation::None;
 };
@@ -258,7 +261,7 @@ enum class CalibrationMethod {
 struct OutputConfig {
   // Relative paths in a YAML file resolve against the file's folder.
   std::string directory = "output";
-  CalibrationMethod calibration = CalibrationMethod::None;
+  CalibrationMethod calibration = CalibrationMethod::Conformal;
 };
 
 // One broken rule: `field` is the dotted key ("training.epochs", "data.known_reals[2]"),

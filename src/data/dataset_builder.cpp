@@ -23,8 +23,8 @@ TimeSeriesDataset DatasetBuilder::build() {
   split();
   encode_categoricals();
   encode_static_categoricals();
+  resolve_target_center();  // before fit_scalers, which saves the resolved normaliser
   fit_scalers();
-  resolve_target_season();
   make_schema();
   make_sample_plans();
   make_windows();

@@ -41,7 +41,7 @@ class DatasetBuilder {
   void encode_categoricals();
   void encode_static_categoricals();
   void fit_scalers();
-  void resolve_target_season();
+  void resolve_target_center();
   void locate_statistics(const std::vector<std::string>& static_names);
 
   // Windowing (dataset_windows.cpp).

@@ -47,6 +47,12 @@ SeriesTimeStep series_time_step(const TimeSeriesDataset& dataset, std::size_t se
   return result;
 }
 
+bool is_sub_daily(const TimeSeriesDataset& dataset) {
+  if (dataset.series().empty() || dataset.time_kind() == TimeKind::Integer) return false;
+  const std::int64_t step = series_time_step(dataset, 0).step;
+  return step > 0 && step < kMicrosPerDay;
+}
+
 std::int64_t infer_seasonality(const TimeSeriesDataset& dataset, std::string& source) {
   if (dataset.series().empty()) {
     source = "no series";
@@ -60,6 +66,14 @@ std::int64_t infer_seasonality(const TimeSeriesDataset& dataset, std::string& so
   if (step.step == kMicrosPerHour) {
     source = "hourly data";
     return 24;
+  }
+  // A daily cycle of finer steps that divide the day: 48 half hours, 96 quarter hours.
+  if (step.step > 0 && step.step < kMicrosPerDay && kMicrosPerDay % step.step == 0) {
+    constexpr std::int64_t kMicrosPerMinute = 60 * kMicrosPerSecond;
+    source = step.step % kMicrosPerMinute == 0
+                 ? std::to_string(step.step / kMicrosPerMinute) + "-minute data"
+                 : shortest_double(static_cast<double>(step.step) / 1e6) + "-second data";
+    return kMicrosPerDay / step.step;
   }
   if (step.step == kMicrosPerDay) {
     source = step.business_days ? "business-daily data" : "daily data";

@@ -20,11 +20,16 @@ struct SeriesTimeStep {
 };
 SeriesTimeStep series_time_step(const TimeSeriesDataset& dataset, std::size_t series);
 
+// Whether the first series steps by less than a day (ISO 8601 times only; integer times have
+// no known unit).
+bool is_sub_daily(const TimeSeriesDataset& dataset);
+
 // 0 = Monday ... 6 = Sunday of an instant (its UTC date).
 int weekday_of(std::int64_t micros);
 
-// The seasonality in rows inferred from the first series' time step: 24 for hourly data, 7 for
-// daily, 5 for business-daily; 0 for other steps and integer times. `source` says how, or why
+// The seasonality in rows inferred from the first series' time step: 24 for hourly data, a day
+// of rows for other steps that divide the day (48 for half-hourly), 7 for daily, 5 for
+// business-daily; 0 for other steps and integer times. `source` says how, or why
 // not ("hourly data", "integer times have no known season; set model.seasonality").
 std::int64_t infer_seasonality(const TimeSeriesDataset& dataset, std::string& source);
 

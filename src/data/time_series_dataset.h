@@ -129,6 +129,10 @@ class TimeSeriesDataset {
   // embedding_dim from the config.
   const InputSchema& schema() const { return schema_; }
   const DataTransforms& transforms() const { return transforms_; }
+  // Why the target has its center (transforms().target_normalizer.center): "configured",
+  // "the saved model's", or center auto's reason ("auto: sub-daily data, a season of 48 rows
+  // (model.seasonality)").
+  const std::string& target_center_reason() const { return target_center_reason_; }
   const std::vector<SeriesInfo>& series() const { return series_; }
   std::int64_t num_rows() const { return static_cast<std::int64_t>(times_.size()); }
   std::int64_t encoder_length() const { return encoder_length_; }
@@ -199,6 +203,7 @@ class TimeSeriesDataset {
 
   InputSchema schema_;
   DataTransforms transforms_;
+  std::string target_center_reason_;
   std::vector<SeriesInfo> series_;
   std::int64_t encoder_length_ = 0;
   std::int64_t prediction_length_ = 0;

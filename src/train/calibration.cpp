@@ -61,6 +61,7 @@ QuantileCalibration QuantileCalibration::fit(const at::Tensor& predictions,
   std::vector<double> pool;
   for (std::int64_t k = 0; k < q; ++k) {
     const double level = quantiles[static_cast<std::size_t>(k)];
+    if (level == kUnshiftedLevel) continue;  // the median keeps the model's forecast
     if (c.per_step_) {
       for (std::int64_t h = 0; h < steps; ++h) {
         pool.clear();

@@ -101,8 +101,20 @@ SavedModel SavedModel::load(const fs::path& directory) {
       parse_checksums(read_file(checksums_path), checksums_path.string());
   std::map<std::string, std::string> contents;
   std::vector<std::string> names(std::begin(kFiles), std::end(kFiles));
-  // calibration.json is there when SHA256SUMS lists it (then it must be there, unchanged).
+  // calibration.json is there when SHA256SUMS lists it (then it must be there, unchanged). A
+  // name SHA256SUMS should not list, or a calibration.json it does not, is damage too: one
+  // flipped bit in "calibration.json"'s line would otherwise drop the calibration silently.
   if (digests.count(kCalibration) > 0) names.push_back(kCalibration);
+  for (const auto& [name, digest] : digests) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      throw IoError(checksums_path.string() + ": lists '" + name +
+                    "', which a saved model does not have (damaged?)");
+    }
+  }
+  if (digests.count(kCalibration) == 0 && fs::exists(directory / kCalibration)) {
+    throw IoError(checksums_path.string() + ": lists no checksum for " + kCalibration +
+                  ", which is in the folder (damaged?)");
+  }
   for (const std::string& name : names) {
     const fs::path path = directory / name;
     const auto digest = digests.find(name);

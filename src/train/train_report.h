@@ -87,6 +87,12 @@ struct TrainReport {
   std::int64_t peak_activation_bytes = 0;  // largest training step, checkpointing as configured
   // Validation metrics of the model the run ends with (the best epoch's weights).
   ValidationMetrics validation;
+  // data.target_normalizer.center as resolved when the data loaded ("last", "seasonal",
+  // "statistic"), why (TimeSeriesDataset::target_center_reason), and center seasonal's season
+  // in rows (0 otherwise).
+  std::string target_center;
+  std::string target_center_reason;
+  std::int64_t target_season = 0;
   // The naive and seasonal-naive forecasts on the same windows (train/baselines.h).
   BaselineScores baselines;
   // output.calibration: conformal with a validation set: the shifts and their cross-fitted

@@ -44,6 +44,10 @@ TrainReport TrainingRun::make_report() {
                                   : 0.0;
   report.peak_activation_bytes = saved_.peak_activation_bytes;
   report.validation = trainer_.evaluate();
+  const DataTransforms& transforms = state_.dataset.transforms();
+  report.target_center = to_string(transforms.target_normalizer.center);
+  report.target_center_reason = state_.dataset.target_center_reason();
+  report.target_season = transforms.target_season;
   report.baselines = baselines_;
   if (has_validation_) report.warnings = baseline_warnings(report.validation, baselines_);
   report.output_directory = trainer_.output_directory().string();

@@ -101,7 +101,7 @@ TFT_TEST(test_validation_errors_point_at_the_key) {
        "line 5: data.known_categoricals[0]: relative_time_idx is a real"},
       {"  format: feather\n",
        "line 5: data.format: unsupported format \"feather\" (expected: auto, csv or parquet)"},
-      {"  target_normalizer: {scope: series}\n",
+      {"  target_normalizer: {scope: series, center: last}\n",
        "line 5: data.target_normalizer.center: last needs data.target_normalizer.scope encoder"},
       {"  target_normalizer: {transformation: sqrt}\n",
        "line 5: data.target_normalizer.transformation: unknown value \"sqrt\" (expected one of: "

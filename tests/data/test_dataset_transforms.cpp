@@ -3,6 +3,7 @@
 // and serialised transforms applied to new data.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -224,6 +225,73 @@ TFT_TEST(seasonal_center_keeps_its_season) {
                          "(integer times have no known season; set model.seasonality)");
 }
 
+// Center auto: seasonal for sub-daily data whose season fits in the encoder, last otherwise,
+// statistic under scope series; the choice and its reason are the dataset's, the saved
+// transforms keep the resolved center (never "auto"), and a saved model keeps its choice.
+TFT_TEST(auto_center_chooses_by_time_step) {
+  TrainConfig c = base_config();
+  c.data.group_columns = {};
+  c.windows.encoder_length = 24;
+  c.split.validation_steps = 2;
+  assert_true(c.data.target_normalizer.center == tft::TargetCenter::Auto);  // the default
+  // 60 rows from 2024-01-01, stepping by `hours` hours.
+  const auto rows = [](int hours) {
+    std::string text = "t,y\n";
+    for (int i = 0; i < 60; ++i) {
+      const int h = i * hours, day = h / 24;  // day < 60: January and February 2024
+      char time[32];
+      std::snprintf(time, sizeof time, "2024-%02d-%02dT%02d:00:00", day < 31 ? 1 : 2,
+                    day < 31 ? day + 1 : day - 30, h % 24);
+      text += std::string(time) + "," + std::to_string(10 + i % 24) + "\n";
+    }
+    return text;
+  };
+  const auto center_of = [](const TimeSeriesDataset& ds) {
+    return std::string(tft::to_string(ds.transforms().target_normalizer.center));
+  };
+
+  const TimeSeriesDataset hourly = load(rows(1), c);
+  assert_string_equal(center_of(hourly).c_str(), "seasonal");
+  assert_int_equal(hourly.transforms().target_season, 24);
+  assert_string_equal(hourly.target_center_reason().c_str(),
+                      "auto: sub-daily data, a season of 24 rows (hourly data)");
+  const nlohmann::json saved = hourly.transforms().to_json();
+  assert_string_equal(saved["target_normalizer"]["center"].get<std::string>().c_str(), "seasonal");
+  const tft::DataTransforms back = tft::DataTransforms::from_json(saved);
+  const TimeSeriesDataset reloaded = load(rows(1), c, &back);
+  assert_string_equal(center_of(reloaded).c_str(), "seasonal");
+  assert_string_equal(reloaded.target_center_reason().c_str(), "the saved model's");
+
+  TrainConfig short_encoder = c;
+  short_encoder.windows.encoder_length = 12;
+  const TimeSeriesDataset too_short = load(rows(1), short_encoder);
+  assert_string_equal(center_of(too_short).c_str(), "last");
+  assert_int_equal(too_short.transforms().target_season, 0);
+  assert_string_equal(too_short.target_center_reason().c_str(),
+                      "auto: the season (hourly data, 24 rows) is longer than "
+                      "windows.encoder_length 12");
+
+  const TimeSeriesDataset daily = load(rows(24), c);
+  assert_string_equal(center_of(daily).c_str(), "last");
+  assert_string_equal(daily.target_center_reason().c_str(), "auto: the data is not sub-daily");
+
+  std::string integer_times = "t,y\n";
+  for (int i = 0; i < 60; ++i) integer_times += std::to_string(i) + ",1\n";
+  assert_string_equal(center_of(load(integer_times, c)).c_str(), "last");
+
+  TrainConfig series_scope = c;
+  series_scope.data.target_normalizer.scope = tft::TargetScope::Series;
+  const TimeSeriesDataset statistic = load(rows(1), series_scope);
+  assert_string_equal(center_of(statistic).c_str(), "statistic");
+  assert_string_equal(statistic.target_center_reason().c_str(), "auto: scope series");
+
+  TrainConfig configured = c;
+  configured.data.target_normalizer.center = tft::TargetCenter::Last;
+  const TimeSeriesDataset last = load(rows(1), configured);
+  assert_string_equal(center_of(last).c_str(), "last");
+  assert_string_equal(last.target_center_reason().c_str(), "configured");
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scaling_fitted_on_training_part_only),
@@ -231,6 +299,7 @@ int main() {
       cmocka_unit_test(test_categorical_encoder_and_unknown_bucket),
       cmocka_unit_test(test_transforms_json_and_fitted_loading),
       cmocka_unit_test(seasonal_center_keeps_its_season),
+      cmocka_unit_test(auto_center_chooses_by_time_step),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -121,13 +121,15 @@ TFT_TEST(seasonality_is_inferred_from_the_time_step) {
     }
     return TimeSeriesDataset::from_reader(tft::CsvReader("y.csv", text), c);
   };
-  std::vector<std::string> daily, business, hourly;
+  std::vector<std::string> daily, business, hourly, half_hourly;
   for (int d = 1; d <= 20; ++d) {
     char text[32];
     std::snprintf(text, sizeof text, "2024-01-%02d", d);
     daily.push_back(text);
     std::snprintf(text, sizeof text, "2024-01-01T%02d:00:00", d);
     hourly.push_back(text);
+    std::snprintf(text, sizeof text, "2024-01-01T%02d:%02d:00", d / 2, d % 2 * 30);
+    half_hourly.push_back(text);
   }
   for (int d = 1; business.size() < 20; ++d) {  // 2024-01-01 was a Monday
     if ((d - 1) % 7 >= 5) continue;
@@ -142,6 +144,8 @@ TFT_TEST(seasonality_is_inferred_from_the_time_step) {
   assert_string_equal(source.c_str(), "business-daily data");
   assert_int_equal(tft::infer_seasonality(load(hourly), source), 24);
   assert_string_equal(source.c_str(), "hourly data");
+  assert_int_equal(tft::infer_seasonality(load(half_hourly), source), 48);  // a daily cycle
+  assert_string_equal(source.c_str(), "30-minute data");
 }
 
 TFT_TEST(coverage_counts_targets_at_or_below_each_quantile) {

@@ -36,7 +36,8 @@ Draws standard_normal_draws(std::int64_t n, std::int64_t steps, std::size_t quan
 
 }  // namespace
 
-// Ranks ceil((n + 1) q) (upper) and floor((n + 1) q) (lower) of the sorted residuals.
+// Ranks ceil((n + 1) q) (upper) and floor((n + 1) q) (lower) of the sorted residuals; the
+// median is not shifted.
 TFT_TEST(shifts_are_the_conformal_order_statistics) {
   const std::vector<double> quantiles = {0.1, 0.5, 0.9};
   // 9 windows of one step: residuals 1 ... 9 (shuffled), forecasts 0.
@@ -46,16 +47,17 @@ TFT_TEST(shifts_are_the_conformal_order_statistics) {
   const tft::QuantileCalibration c = tft::QuantileCalibration::fit(predictions, targets, quantiles);
   assert_false(c.per_step());  // 9 < kMinWindowsPerStep: pooled
   assert_int_equal(c.windows(), 9);
-  // n + 1 = 10: q 0.1 -> floor(1) = rank 1; 0.5 -> ceil(5) = 5; 0.9 -> ceil(9) = 9.
-  assert_true(c.shifts() == std::vector<double>({1.0, 5.0, 9.0}));
+  // n + 1 = 10: q 0.1 -> floor(1) = rank 1; 0.9 -> ceil(9) = 9; 0.5 keeps 0 (its rank would
+  // be 5: the period's bias).
+  assert_true(c.shifts() == std::vector<double>({1.0, 0.0, 9.0}));
   // A forecast shifted and sorted: 0.1's shift pushed it above 0.5's, and the order is restored.
   const torch::Tensor forecast = torch::tensor({10.0f, 0.0f, 2.0f}).view({1, 1, 3});
   const torch::Tensor shifted = c.apply(forecast);
-  assert_true(torch::equal(shifted, torch::tensor({5.0f, 11.0f, 11.0f}).view({1, 1, 3})));
+  assert_true(torch::equal(shifted, torch::tensor({0.0f, 11.0f, 11.0f}).view({1, 1, 3})));
   // Ranks past the ends are clamped: 3 residuals, q 0.9 -> ceil(3.6) = 4 -> 3.
   const tft::QuantileCalibration few = tft::QuantileCalibration::fit(
       torch::zeros({3, 1, 3}), torch::tensor({3.0f, 1.0f, 2.0f}).view({3, 1}), quantiles);
-  assert_true(few.shifts() == std::vector<double>({1.0, 2.0, 3.0}));
+  assert_true(few.shifts() == std::vector<double>({1.0, 0.0, 3.0}));
   // Nothing to fit: no calibration, and apply passes forecasts through.
   const tft::QuantileCalibration none =
       tft::QuantileCalibration::fit(torch::zeros({0, 1, 3}), torch::zeros({0, 1}), quantiles);

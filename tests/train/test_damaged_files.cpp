@@ -138,10 +138,12 @@ TFT_TEST(test_damaged_saved_model_files_are_errors_naming_them) {
   const auto load = [&] {
     tft::SavedModel saved = tft::SavedModel::load(run.model());
     return fingerprint(tft::copy_module_state(*saved.model())) +
-           tft::train_config_to_yaml(saved.config()) + saved.transforms().to_json().dump();
+           tft::train_config_to_yaml(saved.config()) + saved.transforms().to_json().dump() +
+           saved.calibration().to_json().dump();
   };
-  for (const char* name :
-       {"weights.pt", "model_config.json", "transforms.json", "config.yaml", "SHA256SUMS"}) {
+  assert_false(tft::SavedModel::load(run.model()).calibration().empty());  // the default: on
+  for (const char* name : {"weights.pt", "model_config.json", "transforms.json", "config.yaml",
+                           "calibration.json", "SHA256SUMS"}) {
     const std::size_t harmless = damage_every_way(run.model() / name, name, load, /*flips=*/300);
     assert_int_equal(harmless, 0);
   }
@@ -149,6 +151,17 @@ TFT_TEST(test_damaged_saved_model_files_are_errors_naming_them) {
   const std::string sums = read_text(run.model() / "SHA256SUMS");
   fs::remove(run.model() / "SHA256SUMS");
   TFT_ASSERT_THROWS_WITH(load(), tft::IoError, "SHA256SUMS is missing");
+  // Nor is a calibration.json that SHA256SUMS does not list (its line lost).
+  std::string without_calibration;
+  for (std::size_t start = 0, end; start < sums.size(); start = end + 1) {
+    end = sums.find('\n', start);
+    const std::string line = sums.substr(start, end - start + 1);
+    if (line.find("calibration.json") == std::string::npos) without_calibration += line;
+  }
+  assert_true(without_calibration.size() < sums.size());
+  write_text(run.model() / "SHA256SUMS", without_calibration);
+  TFT_ASSERT_THROWS_WITH(load(), tft::IoError,
+                         "lists no checksum for calibration.json, which is in the folder");
   write_text(run.model() / "SHA256SUMS", sums);
   load();
 }

@@ -1,0 +1,59 @@
+# The Python wheel (bindings/python/pyproject.toml: scikit-build-core configures this project
+# with -DTFT_PYTHON_WHEEL=ON and builds the `tftrain` target only). Included before TftTorch.
+#
+# Compiled against the pinned torch and pyarrow wheels of scripts/setup-deps.sh's venv (the
+# versions the wheel's metadata pins); at run time the library finds the installing
+# environment's torch and pyarrow packages beside its own in site-packages, through its
+# RUNPATH ($ORIGIN/../torch/lib, $ORIGIN/../pyarrow), as PyTorch's own C++ extensions find
+# LibTorch. pip's isolated build environment has neither package, hence the set-up venv.
+#
+#   TFT_TORCH_PREFIX   the torch package folder; default: asked of the set-up venv's Python
+
+# The set-up venv's Python (TftArrow.cmake asks the same one for pyarrow).
+if(DEFINED ENV{TFT_TORCH_VENV} AND EXISTS "$ENV{TFT_TORCH_VENV}/bin/python")
+  set(_tft_wheel_python "$ENV{TFT_TORCH_VENV}/bin/python")
+else()
+  set(_tft_wheel_python "$ENV{HOME}/.cache/tftrain/venv-torch/bin/python")
+endif()
+if(NOT TFT_TORCH_PREFIX)
+  # find_spec locates the package without importing it.
+  execute_process(
+    COMMAND "${_tft_wheel_python}" -c
+      "import importlib.util as u; print(u.find_spec('torch').submodule_search_locations[0])"
+    OUTPUT_VARIABLE _tft_wheel_torch RESULT_VARIABLE _tft_wheel_rc
+    OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
+  if(NOT _tft_wheel_rc EQUAL 0)
+    message(FATAL_ERROR "The Python wheel is compiled against the pinned torch wheel, which "
+                        "scripts/setup-deps.sh installs; ${_tft_wheel_python} has no torch. Run "
+                        "scripts/setup-deps.sh first, or set TFT_TORCH_PREFIX to the torch "
+                        "package folder.")
+  endif()
+  set(TFT_TORCH_PREFIX "${_tft_wheel_torch}" CACHE PATH "LibTorch root" FORCE)
+endif()
+set(TFT_ARROW_PYTHON "${_tft_wheel_python}" CACHE FILEPATH
+    "The Python whose pyarrow provides Arrow C++ and Parquet")
+
+# pip builds in a folder of its own (build-python/, at build/'s depth): with paths rewritten
+# relative to the root and the folder not hashed, ccache serves it build/'s objects of the same
+# checkout. Not another checkout's, for the translation units that reuse the LibTorch
+# precompiled header: CMake's cmake_pch.hxx includes the header by its absolute path. A
+# CCACHE_BASEDIR of the caller's wins.
+if(CCACHE_PROGRAM AND NOT DEFINED ENV{CCACHE_BASEDIR})
+  list(APPEND _tft_ccache_env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} CCACHE_NOHASHDIR=1)
+  set(_tft_ccache ${CMAKE_COMMAND} -E env
+      CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime
+      ${_tft_ccache_env} ${CCACHE_PROGRAM})
+  set(CMAKE_C_COMPILER_LAUNCHER ${_tft_ccache})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${_tft_ccache})
+endif()
+
+# Installs libtftrain as <site-packages>/tftrain/libtftrain.so.0: one file (a wheel keeps no
+# symbolic links), its SONAME's name, with a RUNPATH relative to itself only.
+function(tft_install_python_wheel target)
+  set_target_properties(${target} PROPERTIES
+    BUILD_WITH_INSTALL_RPATH ON
+    INSTALL_RPATH_USE_LINK_PATH OFF
+    INSTALL_RPATH "\$ORIGIN/../torch/lib;\$ORIGIN/../pyarrow")
+  install(FILES $<TARGET_FILE:${target}> DESTINATION tftrain
+          RENAME libtftrain.so.${PROJECT_VERSION_MAJOR} COMPONENT python)
+endfunction()
