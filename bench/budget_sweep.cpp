@@ -156,12 +156,20 @@ std::string budget_rows_verdict(const std::vector<BudgetRow>& rows) {
     worst_planning = std::max(worst_planning, planning_steps(r));
     worst_cpu_planning = std::max(worst_cpu_planning, planning_cpu_steps(r));
   }
-  char text[320];
-  std::snprintf(text, sizeof text,
-                "memory budgets: %d planned, %d over budget; worst step / fastest fitting fixed "
-                "strategy %.3f (CPU time %.3f); worst planning / step %.2f (CPU time %.2f)",
-                planned, misses, worst_ratio, worst_cpu_ratio, worst_planning, worst_cpu_planning);
-  return text;
+  char counts[96];
+  std::snprintf(counts, sizeof counts, "memory budgets: %d planned, %d over budget; ", planned,
+                misses);
+  // ratio() is 0 for a budget no fixed strategy in the run fits: nothing to compare with.
+  char ratios[160] = "no fixed strategy of the run fits any of them; ";
+  if (worst_ratio > 0.0) {
+    std::snprintf(ratios, sizeof ratios,
+                  "worst step / fastest fitting fixed strategy %.3f (CPU time %.3f); ", worst_ratio,
+                  worst_cpu_ratio);
+  }
+  char planning[96];
+  std::snprintf(planning, sizeof planning, "worst planning / step %.2f (CPU time %.2f)",
+                worst_planning, worst_cpu_planning);
+  return std::string(counts) + ratios + planning;
 }
 
 }  // namespace tft::bench

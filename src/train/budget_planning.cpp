@@ -47,13 +47,33 @@ class BudgetPlanner {
 
   CheckpointChoice every_chunk(const std::vector<UnitCost>& costs) const {
     CheckpointChoice choice;
-    choice.predicted_peak_bytes = none_.peak_bytes;
     for (const UnitCost& c : costs) {
       choice.checkpointed_chunks.push_back(c.chunks);
-      choice.predicted_peak_bytes -= c.saved_bytes;
       choice.predicted_recompute_seconds += c.recompute_seconds;
     }
+    choice.predicted_peak_bytes =
+        predicted_peak_with_recompute(costs, choice.checkpointed_chunks, none_.peak_bytes);
     choice.fits = true;
+    return choice;
+  }
+
+  // The cheapest plan predicted to fit `budget` with backward's reruns counted
+  // (predicted_peak_with_recompute): the linear choice (choose_checkpoint_chunks), asked again
+  // with less while what the reruns add takes it over. A miss found here costs no step.
+  CheckpointChoice choose(const std::vector<UnitCost>& costs, double budget) const {
+    double linear_budget = budget;
+    CheckpointChoice choice;
+    for (int attempt = 0; attempt < kRerunCorrections; ++attempt) {
+      choice = choose_checkpoint_chunks(costs, none_.peak_bytes,
+                                        static_cast<std::int64_t>(std::floor(linear_budget)));
+      if (!choice.fits) return choice;
+      choice.predicted_peak_bytes =
+          predicted_peak_with_recompute(costs, choice.checkpointed_chunks, none_.peak_bytes);
+      const auto over = static_cast<double>(choice.predicted_peak_bytes) - budget;
+      if (over <= 0) return choice;
+      linear_budget -= over;
+    }
+    choice.fits = false;
     return choice;
   }
 
@@ -76,10 +96,14 @@ class BudgetPlanner {
     for (std::size_t i = 0; i < units.size(); ++i) {
       const std::int64_t saved =
           none_.units[i].kept_bytes - checkpointed_forward.units[i].kept_bytes;
-      costs.push_back(
-          {units[i].name, model_->chunk_count(i, batch_size_), std::max<std::int64_t>(0, saved),
-           std::max(min_cost, std::min(none_.units[i].forward_seconds,
-                                       checkpointed_forward.units[i].forward_seconds))});
+      UnitCost cost{units[i].name, model_->chunk_count(i, batch_size_),
+                    std::max<std::int64_t>(0, saved),
+                    std::max(min_cost, std::min(none_.units[i].forward_seconds,
+                                                checkpointed_forward.units[i].forward_seconds))};
+      cost.held_bytes = std::max<std::int64_t>(0, none_.units[i].kept_bytes);
+      // Measured in float32's forward-only pass; boundaries' dtype does not change them.
+      cost.workspace_bytes = i < workspace_.size() ? workspace_[i] : 0;
+      costs.push_back(std::move(cost));
     }
     return costs;
   }
@@ -133,8 +157,7 @@ class BudgetPlanner {
     };
     if (floor) correct_for_floor();
     for (int attempt = 0; attempt < kBudgetVerifications; ++attempt) {
-      const CheckpointChoice choice = choose_checkpoint_chunks(
-          out.costs, none_.peak_bytes, static_cast<std::int64_t>(std::floor(planning_budget)));
+      const CheckpointChoice choice = choose(out.costs, planning_budget);
       if (!choice.fits || std::find(tried.begin(), tried.end(), choice) != tried.end()) break;
       tried.push_back(choice);
       StepMeasurement measured = measure(like_dtype, choice, out.costs);
@@ -164,6 +187,12 @@ class BudgetPlanner {
   }
 
   void measure_none() { none_ = meter_.measure(CheckpointConfig::none()); }
+  // Each unit's chunk temporaries, from a forward-only pass with every unit checkpointed.
+  void keep_workspace(const StepMeasurement& checkpointed_forward) {
+    workspace_.clear();
+    for (const UnitMeasurement& u : checkpointed_forward.units)
+      workspace_.push_back(std::max<std::int64_t>(0, u.workspace_bytes));
+  }
   const StepMeasurement& none() const { return none_; }
 
   // Every unit checkpointed, with `like`'s sub-layer flags and boundaries.
@@ -213,6 +242,7 @@ class BudgetPlanner {
   std::int64_t budget_;
   std::int64_t batch_size_;
   StepMeasurement none_;
+  std::vector<std::int64_t> workspace_;
 };
 
 std::string no_plan_fits(const TFTModel& model, const BudgetRequest& budget,
@@ -261,6 +291,7 @@ CheckpointPlan plan_for_budget(TFTModel& model, const PlanningStep& step,
   const StepMeasurement float32_forward =
       meter.measure(planner.every_unit(planner.like(BoundaryDtype::kFloat32)), {}, 0,
                     /*forward_only=*/true);
+  planner.keep_workspace(float32_forward);
   planner.measure_none();
   const StepMeasurement& none = planner.none();
 

@@ -11,14 +11,15 @@
 //     step 1's, never below kMinRecomputeFraction of the step). When that peak fits, the plan
 //     is no checkpointing.
 //  3. the cheapest plan predicted to fit (checkpoint/planner.h: units, then how many of each
-//     unit's chunks, each unit saving what it keeps minus what it keeps checkpointed),
-//     measured. On a miss the budget planned for is lowered by the miss and the floor (every
-//     unit checkpointed, forward and backward) is measured once: below the budget it is the
-//     fallback and the search goes on (at most kBudgetVerifications plans), above it no
-//     float32 plan fits. A budget below a rough estimate of the floor (what every unit
-//     checkpointed keeps at the end of forward + the largest chunk + what backward adds
-//     without checkpointing) measures the floor first; a measured floor lowers the budget
-//     planned for by what the per-unit model missed there (the recompute in backward);
+//     unit's chunks, each unit saving what it keeps minus what it keeps checkpointed; the
+//     prediction counts what rerunning a checkpointed chunk holds in backward, from step 1's
+//     per-unit temporaries: predicted_peak_with_recompute), measured. On a miss the budget planned
+//     for is lowered by the miss and the floor (every unit checkpointed, forward and backward) is
+//     measured once: below the budget it is the fallback and the search goes on (at most
+//     kBudgetVerifications plans), above it no float32 plan fits. A budget below a rough estimate
+//     of the floor (what every unit checkpointed keeps at the end of forward + the largest chunk +
+//     what backward adds without checkpointing) measures the floor first; a measured floor lowers
+//     the budget planned for by what the per-unit model missed there (the recompute in backward);
 //  4. only then bfloat16, then int8 boundaries: their floor first (its forward gives the bytes
 //     each unit keeps with them); when it fits, step 3 with that dtype.
 // So a plan that fits usually costs a forward and two steps (a forward and one step when no
@@ -45,6 +46,8 @@ namespace tft {
 
 inline constexpr int kBudgetVerifications = 3;  // per boundary dtype
 inline constexpr int kBatchSizeProbes = 3;
+// Re-choices without a step when backward's reruns take a linear choice over the budget.
+inline constexpr int kRerunCorrections = 8;
 
 // Plans for budget.bytes. request: the checkpoint config (a memory_budget, strategy none);
 // its sub-layer flags carry over to the plan's config. batch_size: the planning batch's rows,

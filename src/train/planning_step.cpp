@@ -1,5 +1,6 @@
 #include "train/planning_step.h"
 
+#include <algorithm>
 #include <chrono>
 #include <utility>
 
@@ -30,11 +31,14 @@ double cost_clock(const c10::Device& device) {
 // Records each unit's kept bytes and forward time into `units`.
 class UnitRecorder : public UnitObserver {
  public:
+  // record_workspace: also each unit's peak above its end level. It moves the meter's peak
+  // window, so only for steps whose peak is not read (forward only).
   UnitRecorder(memory::MemoryMeter& meter, const c10::Device& device,
-               std::vector<UnitMeasurement>& units)
+               std::vector<UnitMeasurement>& units, bool record_workspace)
       : meter_(meter),
         device_(device),
         units_(units),
+        record_workspace_(record_workspace),
         began_bytes_(units.size()),
         began_(units.size()) {}
 
@@ -42,6 +46,7 @@ class UnitRecorder : public UnitObserver {
     if (unit >= units_.size()) return;
     sync();
     began_bytes_[unit] = meter_.current_bytes();
+    if (record_workspace_) meter_.reset_peak();
     began_[unit] = cost_clock(device_);
   }
 
@@ -49,7 +54,12 @@ class UnitRecorder : public UnitObserver {
     if (unit >= units_.size()) return;
     sync();
     units_[unit].forward_seconds += cost_clock(device_) - began_[unit];
-    units_[unit].kept_bytes += meter_.current_bytes() - began_bytes_[unit];
+    const std::int64_t now = meter_.current_bytes();
+    units_[unit].kept_bytes += now - began_bytes_[unit];
+    if (record_workspace_) {
+      units_[unit].workspace_bytes =
+          std::max(units_[unit].workspace_bytes, meter_.peak_bytes() - now);
+    }
   }
 
  private:
@@ -64,6 +74,7 @@ class UnitRecorder : public UnitObserver {
   memory::MemoryMeter& meter_;
   c10::Device device_;
   std::vector<UnitMeasurement>& units_;
+  bool record_workspace_;
   std::vector<std::int64_t> began_bytes_;
   std::vector<double> began_;
 };
@@ -109,7 +120,8 @@ StepMeasurement PlanningMeter::measure(const CheckpointConfig& config, const Chu
     const double cpu_started = process_cpu_seconds();
     at::Tensor loss;
     {
-      const UnitObserverScope observe(std::make_shared<UnitRecorder>(*meter_, device_, m.units));
+      const UnitObserverScope observe(
+          std::make_shared<UnitRecorder>(*meter_, device_, m.units, forward_only));
       loss = step_(rows > 0 ? rows : batch_rows_);
     }
     m.forward_end_bytes = meter_->current_bytes() - probe.baseline_bytes();

@@ -38,6 +38,9 @@ struct UnitMeasurement {
   // Its forward pass: on a GPU wall time, on the CPU the process's CPU time (all threads;
   // common/cpu_clock.h), the cost measure that other load on the machine disturbs least.
   double forward_seconds = 0.0;
+  // Forward-only measurements: the peak inside its forward above what it held at the end
+  // (checkpointed, that is one chunk's temporaries: what rerunning a chunk adds in backward).
+  std::int64_t workspace_bytes = 0;
 };
 
 struct StepMeasurement {
