@@ -150,24 +150,6 @@ fi
 new_section=$(mktemp)
 trap 'rm -f "$new_section"' EXIT
 section >"$new_section"
-python3 - "$update" "$new_section" <<'PY'
-import sys
-
-path, section_path = sys.argv[1:]
-text = open(path).read()
-section = open(section_path).read().strip("\n")
-begin, end = "<!-- memory-budget:begin -->", "<!-- memory-budget:end -->"
-block = f"{begin}\n{section}\n{end}"
-if begin in text and end in text and text.index(begin) < text.index(end):
-    text = text[:text.index(begin)] + block + text[text.index(end) + len(end):]
-elif begin in text or end in text:
-    sys.exit(f"{path}: one memory-budget marker without the other")
-else:
-    heading = "## Training the example configs"
-    if heading not in text:
-        sys.exit(f"{path}: no '{heading}' section to put the markers before")
-    at = text.index(heading)
-    text = text[:at] + block + "\n\n" + text[at:]
-open(path, "w").write(text)
-PY
+python3 bench/marked_section.py "$update" memory-budget "$new_section" \
+  --before "## Training the example configs"
 echo "memory-budget-benchmarks: updated $update" >&2
