@@ -170,34 +170,6 @@ fi
 new_section=$(mktemp)
 trap 'rm -f "$new_section"' EXIT
 section > "$new_section"
-python3 - "$update" "$new_section" <<'EOF'
-import re
-import sys
-
-path, section_path = sys.argv[1:]
-with open(path) as f:
-    text = f.read()
-with open(section_path) as f:
-    section = f.read().strip("\n")
-begin, end = "<!-- precision:begin -->", "<!-- precision:end -->"
-block = f"{begin}\n{section}\n{end}"
-if begin in text and end in text and text.index(begin) < text.index(end):
-    start = text.index(begin)
-    stop = text.index(end) + len(end)
-    text = text[:start] + block + text[stop:]
-elif begin in text or end in text:
-    sys.exit(f"{path}: one precision marker without the other")
-else:
-    heading = "## Against pytorch-forecasting"
-    if heading not in text:
-        sys.exit(f"{path}: no '{heading}' section to put the markers after")
-    after = text.index(heading) + len(heading)
-    following = re.compile(r"^## ", re.M).search(text, after)
-    if following:
-        text = text[:following.start()] + block + "\n\n" + text[following.start():]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-with open(path, "w") as f:
-    f.write(text)
-EOF
+python3 bench/marked_section.py "$update" precision "$new_section" \
+  --end-of "## Against pytorch-forecasting"
 echo "precision-benchmarks: updated $update" >&2

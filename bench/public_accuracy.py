@@ -33,11 +33,13 @@ import sys
 import time
 from pathlib import Path
 
+import marked_section  # bench/marked_section.py, beside this file
+
 ROOT = Path(__file__).resolve().parent.parent
 CONFIGS = ROOT / "bench" / "configs" / "accuracy"
 DATA_DIR = ROOT / "build" / "accuracy-data"
 COVERAGE_TARGET = (0.70, 0.90)
-BEGIN, END = "<!-- public-accuracy:begin -->", "<!-- public-accuracy:end -->"
+SECTION_NAME = "public-accuracy"  # BENCHMARKS.md's markers (bench/marked_section.py)
 
 
 def available_sets():
@@ -305,15 +307,7 @@ def section(documents):
 
 
 def update_file(path, text):
-    content = path.read_text()
-    block = f"{BEGIN}\n{text}\n{END}"
-    if BEGIN in content and END in content and content.index(BEGIN) < content.index(END):
-        content = content[:content.index(BEGIN)] + block + content[content.index(END) + len(END):]
-    elif BEGIN in content or END in content:
-        sys.exit(f"{path}: one public-accuracy marker without the other")
-    else:
-        content = content.rstrip("\n") + "\n\n" + block + "\n"
-    path.write_text(content)
+    marked_section.update_file(path, SECTION_NAME, text)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates BENCHMARKS.md (and bench/results/*) from fresh runs, on the default LibTorch (the
-# pinned PyPI wheel): tft-bench on the reference configuration (every checkpointing strategy)
-# and on the host-bound one, each followed by the peer, pytorch-forecasting's own TFT on the
+# pinned PyPI wheel): tft-bench on the reference configuration (every checkpointing strategy,
+# memory budgets) and on the host-bound one, each followed by the peer, pytorch-forecasting's own TFT on the
 # same torch version and shapes (bench/peer/). Numbers in BENCHMARKS.md come from here only;
 # don't hand-edit them.
 #   bench/run-benchmarks.sh [extra tft-bench flags]
@@ -40,6 +40,10 @@ boundary_fine_cmd=(./build/bin/tft-bench --config "$fine_config" --strategies "$
                    --json bench/results/boundary-compression-fine-chunks.json
                    --markdown bench/results/boundary-compression-fine-chunks-table.md "$@")
 "${boundary_fine_cmd[@]}" >/dev/null 2>&1
+# Memory budgets (checkpoint.memory_budget): a sweep planned and timed beside the fixed
+# strategies, a budget below every plan and the batch size it names; its own section,
+# regenerated alone by `bench/memory-budget-benchmarks.sh --update BENCHMARKS.md`.
+memory_budget_section=$(bench/memory-budget-benchmarks.sh "$@")
 # The example configs trained with every unit checkpointed: float32 boundaries (the
 # reference), bfloat16 and int8 boundaries, quantization-aware training, and float32 with
 # another seed (how far two runs land apart on the seed alone).
@@ -177,6 +181,10 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   cat bench/results/boundary-compression-fine-chunks-table.md
   echo
   echo "Commands: \`${boundary_cmd[*]}\`; \`${boundary_fine_cmd[*]}\`."
+  echo
+  echo "<!-- memory-budget:begin -->"
+  echo "$memory_budget_section"
+  echo "<!-- memory-budget:end -->"
   echo
   echo "## Training the example configs: compressed boundaries and QAT"
   echo

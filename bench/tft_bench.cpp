@@ -20,11 +20,14 @@
 // the fraction of the peak per strategy.
 #include "bench_config.h"
 #include "bench_result.h"
+#include "bench_runner.h"
+#include "budget_runners.h"
 #include "flop_counter.h"
 #include "gemm_peak.h"
 #include "strategy_spec.h"
 
 #include "common/compute_threads.h"
+#include "common/cpu_clock.h"
 #include "common/error.h"
 #include "data/batch.h"
 #include "memory/block_cache.h"
@@ -38,6 +41,7 @@
 #include "train/gradient_buffers.h"
 
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <ATen/Context.h>
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/optim/adam.h>
@@ -57,6 +61,9 @@
 namespace {
 
 using namespace tft;
+using bench::median;
+using bench::planning_step;
+using bench::Runner;
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point start) {
@@ -77,12 +84,6 @@ const char* dtype_name(c10::ScalarType dtype) {
     case c10::ScalarType::Float: return "float32";
     default: return c10::toString(dtype);
   }
-}
-
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
 torch::Tensor randint_columns(int64_t batch, int64_t steps,
@@ -119,19 +120,6 @@ TFTBatch synthetic_batch(const bench::BenchConfig& config) {
   return batch;
 }
 
-struct Runner {
-  bench::StrategySpec spec;
-  TFTModel model{nullptr};
-  std::unique_ptr<torch::optim::Adam> optimizer;
-  std::vector<double> step_seconds, forward_seconds;
-  int64_t peak = 0;
-  double first_loss = 0;
-  std::vector<torch::Tensor> first_grads;
-  std::string plan_summary;  // dynamic strategies: what the planner chose, and why
-  std::string plan_choice;   // ... and just the units (and chunks)
-  bench::FlopCount flops;    // one counted step
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -143,6 +131,7 @@ int main(int argc, char** argv) {
   int steps = 5, warmup = 1, threads = 2;
   std::string device_name = "cpu";
   std::string json_path, chart_path, markdown_path, profile_prefix, precision_name;
+  std::string memory_budgets;
   bool list_ops = false;
   app.add_option("--config", config_path, "bench YAML (model and batch shape)")
       ->check(CLI::ExistingFile);
@@ -154,6 +143,9 @@ int main(int argc, char** argv) {
   app.add_option("--precision", precision_name,
                  "32, bf16-mixed or 16-mixed (CUDA only); default: the config's "
                  "training.precision, else 32");
+  app.add_option("--memory-budget", memory_budgets,
+                 "budgets to plan for (checkpoint.memory_budget) and time beside the strategies: "
+                 "sizes (700MiB,450MiB) or sweep:N (N from none's peak down to full+int8's)");
   app.add_flag("--list-ops", list_ops,
                "print every operator of the counted step of 'none' (calls, FLOPs counted)");
   app.add_option("--json", json_path, "write results as JSON");
@@ -219,9 +211,9 @@ int main(int argc, char** argv) {
       if (std::holds_alternative<DynamicStrategy>(spec.config.strategy)) {
         // dynamic(n, fraction) runs the budget planner's measured choice.
         ensure_gradients(r.model->parameters());
-        const CheckpointPlan plan = plan_checkpointing(
-            r.model, [&] { return loss_fn(r.model->forward(batch).prediction, target); },
-            spec.config, config.batch_size, device);
+        const CheckpointPlan plan =
+            plan_checkpointing(r.model, planning_step(r.model, batch, target, loss_fn), spec.config,
+                               config.batch_size, device);
         r.model->set_checkpointing(plan.config);
         r.model->set_checkpointed_chunks(plan.chunk_limits);
         r.plan_summary = plan.summary();
@@ -231,6 +223,14 @@ int main(int argc, char** argv) {
       r.optimizer =
           std::make_unique<FusedAdam>(r.model->parameters(), torch::optim::AdamOptions(1e-3));
       runners.push_back(std::move(r));
+    }
+    std::vector<bench::BudgetRow> unfit_budgets;
+    if (!memory_budgets.empty()) {
+      bench::BudgetRunners planned =
+          bench::plan_budget_runners(memory_budgets, config.model, precision, batch, target,
+                                     loss_fn, config.batch_size, device);
+      for (Runner& r : planned.runners) runners.push_back(std::move(r));
+      unfit_budgets = std::move(planned.unfit);
     }
 
     memory::MemoryMeter meter(device);
@@ -242,7 +242,7 @@ int main(int argc, char** argv) {
         config_path.c_str(), device.str().c_str(), to_string(precision),
         static_cast<long long>(config.batch_size), unit_names.size(), threads, warmup, steps);
     struct StepTimes {
-      double forward_s, step_s;
+      double forward_s, step_s, step_cpu_s;
       int64_t peak;
       torch::Tensor loss;
     };
@@ -254,10 +254,16 @@ int main(int argc, char** argv) {
       synchronize(device);
       memory::ActivationProbe probe(meter);
       const auto start = Clock::now();
-      auto output = r.model->forward(batch);
-      synchronize(device);
-      const double forward_s = seconds_since(start);
-      auto loss = loss_fn(output.prediction, target);
+      const double cpu_start = process_cpu_seconds();
+      // Only what the loss keeps lives on into backward (not even the prediction, which the
+      // quantile loss does not save), as in a training step and the planners' steps.
+      double forward_s = 0;
+      torch::Tensor loss = [&] {
+        const torch::Tensor prediction = r.model->forward(batch).prediction;
+        synchronize(device);
+        forward_s = seconds_since(start);
+        return loss_fn(prediction, target);
+      }();
       if (precision == Precision::Fp16Mixed) {
         (loss * kFp16LossScale).backward();
         for (auto& p : r.model->parameters()) {
@@ -269,20 +275,22 @@ int main(int argc, char** argv) {
       const int64_t peak = probe.activation_peak_bytes();
       r.optimizer->step();
       synchronize(device);
-      return StepTimes{forward_s, seconds_since(start), peak, loss};
+      return StepTimes{forward_s, seconds_since(start), process_cpu_seconds() - cpu_start, peak,
+                       loss};
     };
     for (int step = 0; step < warmup + steps; ++step) {
       // The order rotates from round to round: a strategy's place in a round biases its
       // time (the first one of a round measured 8-15% slower than the same work later on).
       for (std::size_t k = 0; k < runners.size(); ++k) {
         Runner& r = runners[(k + static_cast<std::size_t>(step)) % runners.size()];
-        const auto [forward_s, step_s, peak, loss] = train_step(r, step);
+        const auto [forward_s, step_s, step_cpu_s, peak, loss] = train_step(r, step);
         if (step == 0) {
           r.first_loss = loss.item<double>();
           for (const auto& p : r.model->parameters()) r.first_grads.push_back(p.grad().clone());
         }
         if (step >= warmup) {
           r.step_seconds.push_back(step_s);
+          r.step_cpu_seconds.push_back(step_cpu_s);
           r.forward_seconds.push_back(forward_s);
           r.peak = std::max(r.peak, peak);
         }
@@ -377,7 +385,14 @@ int main(int argc, char** argv) {
       run.gemm_peak_reduced_size = reduced_peak->size;
     }
 
+    const std::vector<bench::BudgetRow> budget_rows =
+        bench::budget_rows(runners, std::move(unfit_budgets));
     std::cout << "\n" << bench::results_to_markdown(results, &run);
+    if (!budget_rows.empty()) {
+      std::cout << "\n"
+                << bench::budget_rows_to_markdown(budget_rows) << "\n"
+                << bench::budget_rows_verdict(budget_rows) << "\n";
+    }
     for (const auto& res : results) {
       std::printf(
           "%s: %.3f GFLOP/step (GEMM %.3f + LSTM %.3f), %.1f GFLOP/s = %.1f%% of the %s "
@@ -400,14 +415,18 @@ int main(int argc, char** argv) {
       }
     }
     if (!json_path.empty()) {
-      std::ofstream(json_path) << bench::results_to_json(run, results);
+      nlohmann::json json = nlohmann::json::parse(bench::results_to_json(run, results));
+      if (!budget_rows.empty()) json["memory_budgets"] = bench::budget_rows_to_json(budget_rows);
+      std::ofstream(json_path) << json.dump(2) << "\n";
     }
     if (!chart_path.empty()) {
       std::ofstream(chart_path) << bench::results_to_svg_chart(
           results, "TFT activation memory saved vs step time (" + config_path + ")");
     }
     if (!markdown_path.empty()) {
-      std::ofstream(markdown_path) << bench::results_to_markdown(results, &run);
+      std::ofstream(markdown_path)
+          << bench::results_to_markdown(results, &run) << (budget_rows.empty() ? "" : "\n")
+          << (budget_rows.empty() ? std::string() : bench::budget_rows_to_markdown(budget_rows));
     }
     // Compressed boundaries change the gradients by design; the rest must match bit for bit.
     bool all_equal = true;

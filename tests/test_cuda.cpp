@@ -2,7 +2,8 @@
 // CUDA dropout generator restored for the recompute) at every precision, the memory meter's
 // numbers (the CUDA caching allocator's), and the trainer end to end (learning, the saved
 // model, a resumed run ending bitwise like an uninterrupted one) in float32, bf16-mixed and
-// 16-mixed with its loss scaler.
+// 16-mixed with its loss scaler, and checkpoint.memory_budget planned against the caching
+// allocator's statistics (a byte budget and auto).
 //
 // Labelled `cuda` in ctest. Without a CUDA build or without a GPU it prints why and exits 77,
 // which ctest reports as skipped. Deterministic algorithms are on for the whole suite (and
@@ -17,10 +18,14 @@
 
 #include <ATen/Context.h>
 
+#include "common/error.h"
+#include "config/train_config_io.h"
 #include "data/batch.h"
 #include "memory/memory_meter.h"
 #include "model/quantile_loss.h"
+#include "train/budget_planning.h"
 #include "train/device.h"
+#include "train/gradient_buffers.h"
 #include "train/loss_scaler.h"
 #include "train/saved_model.h"
 #include "train/trainer.h"
@@ -228,6 +233,75 @@ TFT_TEST(trainer_on_cuda_learns_saves_and_resumes_bitwise) {
   fs::remove_all(dir);
 }
 
+// A byte budget between no checkpointing's peak and every unit's, planned and replayed on the
+// GPU: the caching allocator's peak fits it; the trainer trains under it and under auto.
+TFT_TEST(memory_budgets_fit_on_cuda) {
+  TrainingSetup s(moderate_config(), 32, 3);
+  s.model->to(kGpu);
+  s.batch = tft::to_device(s.batch, kGpu);
+  s.target = s.target.to(kGpu);
+  tft::ensure_gradients(s.model->parameters());
+  const tft::PlanningStep step = [&](std::int64_t rows) {
+    return s.loss_fn(s.model->forward(tft::leading_rows(s.batch, rows)).prediction,
+                     s.target.slice(0, 0, rows));
+  };
+  std::int64_t none = 0, floor = 0;
+  {
+    tft::PlanningMeter meter(s.model, step, 32, kGpu);
+    meter.measure(CheckpointConfig::none());  // warm-up (cuBLAS handles, first allocations)
+    none = meter.measure(CheckpointConfig::none()).peak_bytes;
+    floor = meter.measure(CheckpointConfig::uniform(1)).peak_bytes;
+  }
+  std::printf("  none %lld B, every unit %lld B\n", static_cast<long long>(none),
+              static_cast<long long>(floor));
+  assert_true(floor < none);
+  const std::int64_t budget = (none + floor) / 2;
+  CheckpointConfig request =
+      CheckpointConfig::none().with_checkpoint_attention(true).with_checkpoint_ffn(true);
+  request.memory_budget = tft::MemoryBudget::of_bytes(budget);
+  const tft::CheckpointPlan plan =
+      tft::plan_for_budget(s.model, step, request, {budget, "half-way"}, 32, kGpu);
+  std::printf("  %s\n", plan.summary().c_str());
+  assert_true(plan.measured_peak_bytes <= budget);
+  s.model->set_checkpointing(plan.config);
+  s.model->set_checkpointed_chunks(plan.chunk_limits);
+  tft::memory::MemoryMeter meter(kGpu);
+  {
+    tft::memory::ActivationProbe probe(meter);
+    step(32).backward();
+    assert_true(probe.activation_peak_bytes() <= budget);
+  }
+
+  // auto: what the device has left, less the optimizer state and the margin.
+  const tft::BudgetRequest automatic =
+      tft::resolve_budget(tft::MemoryBudget::automatic_budget(), kGpu, 1 << 20);
+  std::printf("  %s\n", automatic.source.c_str());
+  assert_true(automatic.bytes > 0);
+  assert_true(automatic.source.find("available on cuda:0") != std::string::npos);
+
+  const fs::path dir = scratch_dir("cuda_budget");
+  write_text(dir / "data.csv", synthetic_csv(80));
+  for (const char* text : {"auto", "40KiB"}) {
+    tft::TrainConfig config = synthetic_config(dir / "data.csv", dir / text);
+    config.training.device = "cuda";
+    config.training.epochs = 2;
+    tft::set_config_value(config, "checkpoint", std::string("{memory_budget: ") + text + "}");
+    try {
+      tft::Trainer trainer(config);
+      const tft::TrainReport report = trainer.train();
+      assert_true(report.memory.plan && report.memory.plan->budget);
+      std::printf("  %s: %s; training peak %lld B\n", text, report.memory.plan->summary().c_str(),
+                  static_cast<long long>(report.peak_activation_bytes));
+      assert_true(report.peak_activation_bytes <= report.memory.plan->budget->budget_bytes);
+    } catch (const tft::MemoryBudgetError& e) {  // 40 KiB may be below every plan: it says so
+      std::printf("  %s: %s\n", text, e.what());
+      assert_string_equal(text, "40KiB");
+      assert_true(std::string(e.what()).find("batch_size") != std::string::npos);
+    }
+  }
+  fs::remove_all(dir);
+}
+
 #endif  // TFT_WITH_CUDA
 
 int main() {
@@ -247,6 +321,7 @@ int main() {
       cmocka_unit_test(mixed_precision_gradients_are_bitwise_equal_across_strategies_on_cuda),
       cmocka_unit_test(trainer_on_cuda_in_mixed_precision_learns_and_resumes_bitwise),
       cmocka_unit_test(loss_scaler_skips_an_overflowing_step_on_cuda),
+      cmocka_unit_test(memory_budgets_fit_on_cuda),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 #endif

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One prepared call on a lent GPU machine (bench/gpu/README.md): build with CUDA, run the CUDA
 # tests, tft-bench and the peer at batch 64 (float32, bf16-mixed, 16-mixed) and 256 (float32),
-# compare, and write it all to one folder.
+# compare, sweep memory budgets against the fixed strategies, and write it all to one folder.
 #
 #   bash bench/gpu/run.sh OUTNAME               on the device, from the repo root, with
 #                                               carry=["bench/gpu/payload"] (prepare.sh made it)
@@ -245,6 +245,13 @@ bench_pair "b${batch0:-0}-bf16" "$config" "${batch0:-?}" bf16-mixed
 [[ "$mode" == gpu ]] && bench_pair "b${batch0:-0}-fp16" "$config" "${batch0:-?}" 16-mixed
 [[ -n "$config256" ]] && bench_pair b256 "$config256" 256 32
 
+# --- f'. memory budgets (checkpoint.memory_budget) against the fixed strategies, on the GPU's
+# caching-allocator statistics: 6 budgets from none's peak down to full+int8's -------------------
+step memory-budget 150 "$build/bin/tft-bench" --config "$config" --device "$device" \
+  --strategies none,full,full+bf16,full+int8,unit:historical_encoder,unit:lstm_encoder,uniform:2,selective:1,3 \
+  --memory-budget sweep:6 --steps "$steps" --warmup "$warmup" --threads "$threads" \
+  --json "$dir/memory-budget.json" --markdown "$dir/memory-budget.md"
+
 # --- c'. the whole suite, with what is left -------------------------------------------------
 if [[ "$mode" == gpu || "${TFT_SMOKE_CTEST:-0}" == 1 ]]; then
   step ctest-all 150 ctest --test-dir "$build" -LE cuda -j8 --timeout 120 --output-on-failure
@@ -278,6 +285,10 @@ nvidia-smi --query-gpu=name,memory.used,memory.total,temperature.gpu --format=cs
   echo "## Comparison"
   echo
   if [[ -s "$dir/comparison.md" ]]; then cat "$dir/comparison.md"; else echo "(none: see the ours-*/peer-* logs)"; fi
+  if [[ -f "$dir/memory-budget.md" ]]; then
+    echo; echo "## tft-bench --memory-budget sweep:6"; echo; cat "$dir/memory-budget.md"
+    grep -E "^memory budgets:" "$dir/memory-budget.log"
+  fi
   for label in "${labels[@]}"; do
     [[ -f "$dir/ours-$label.md" ]] || continue
     echo; echo "## tft-bench: ours-$label"; echo; cat "$dir/ours-$label.md"

@@ -562,8 +562,11 @@ TFT_API tft_status tft_train_report_get_memory(const tft_train_report* report,
                                                tft_memory_report* out);
 
 /* Reads the data (config's data.path), builds the model with the config's checkpointing and
- * stores a new trainer in *out. `config` is copied. Errors: INVALID_ARGUMENT, CONFIG (also a
- * checkpoint layer beyond the model's units; data.path empty: the message says to name the
+ * stores a new trainer in *out. `config` is copied. A dynamic strategy or a
+ * checkpoint.memory_budget is planned here, by measuring steps on the first training batch.
+ * Errors: INVALID_ARGUMENT, CONFIG (also a checkpoint layer beyond the model's units; a
+ * memory budget that no checkpoint plan fits at this batch size: the one-line message gives
+ * the smallest peak and a batch size that fits; data.path empty: the message says to name the
  * file or pass the data with tft_trainer_create_from_data), IO, DATA (the message names the
  * file, line and column), UNSUPPORTED (a device, or Parquet input, this build lacks). */
 TFT_API tft_status tft_trainer_create(const tft_config* config, tft_trainer** out);

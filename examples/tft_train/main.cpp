@@ -4,6 +4,7 @@
 //   tft-train --config examples/configs/sp500.yaml [--data FILE | --parquet-file FILE]
 //             [--epochs N]
 //             [--output DIR] [--use-gradient-checkpointing | --no-gradient-checkpointing]
+//             [--memory-budget SIZE|auto]
 //             [--use-qat] [--set KEY=VALUE]... [--resume] [--threads N] [--seed N] [--device
 //             cpu|cuda|cuda:N] [--precision 32|bf16-mixed|16-mixed] [--nproc N]
 //   tft-train predict --model DIR [--data FILE] [--output DIR]     (predict_command.h)
@@ -18,10 +19,13 @@
 // --data keeps data.format (auto: the extension decides); --parquet-file, the seed's flag, is
 // --data with data.format parquet.
 // --use-gradient-checkpointing checkpoints every unit unless the YAML already chose a
-// strategy. --use-qat turns training.qat on (with the YAML's other qat settings), and works
-// together with checkpointing. Progress goes to stderr (a bar on a terminal, one line per epoch
-// otherwise), the summary to stdout. Exit status: 0 done, 1 error, 2 bad command line, 130
-// interrupted (Ctrl-C stops at the next step; the last epoch's snapshot stays, --resume continues).
+// strategy or a memory budget. --memory-budget is checkpoint.memory_budget ("3.5GiB", "900MiB",
+// bytes, or auto on CUDA): the planner fits the step to it. --use-qat turns training.qat on
+// (with the YAML's other qat settings), and works together with checkpointing. Progress goes to
+// stderr (a bar on a terminal, one line per epoch otherwise), the summary to stdout. Exit
+// status: 0 done, 1 error, 2 bad command line or a memory budget that no checkpoint plan fits
+// (said before training starts, nothing written), 130 interrupted (Ctrl-C stops at the next
+// step; the last epoch's snapshot stays, --resume continues).
 // Every failure prints one line: "tft-train: <reason>".
 #include <charconv>
 #include <csignal>
@@ -109,6 +113,7 @@ struct Options {
   std::string output;
   std::string device;
   std::string precision;
+  std::string memory_budget;
   std::int64_t epochs = 0;
   std::int64_t threads = 0;
   std::uint64_t seed = 0;
@@ -166,6 +171,12 @@ int main(int argc, char** argv) {
   CLI::Option* no = app.add_flag("--no-gradient-checkpointing", o.no_checkpointing,
                                  "turn gradient checkpointing off");
   use->excludes(no);
+  CLI::Option* memory_budget =
+      app.add_option("--memory-budget", o.memory_budget,
+                     "checkpoint.memory_budget: the activation memory a step may use (3.5GiB, "
+                     "900MiB, bytes, or auto on CUDA); the planner picks the checkpointing")
+          ->type_name("SIZE");
+  memory_budget->excludes(no);
   app.add_flag("--use-qat", o.use_qat,
                "quantization-aware training (training.qat.enabled: fake-quantized int8 linear "
                "layers)");
@@ -254,8 +265,16 @@ int main(int argc, char** argv) {
     if (device->count() > 0) config.training.device = o.device;
     if (precision->count() > 0)
       config.training.precision = *tft::precision_from_string(o.precision);
+    if (memory_budget->count() > 0) {
+      try {
+        tft::set_config_value(config, "checkpoint.memory_budget", o.memory_budget);
+      } catch (const tft::ConfigError& e) {  // a bad flag value, as --epochs ten is
+        return fail(kExitUsage, std::string("--memory-budget: ") + e.what());
+      }
+    }
     if (o.use_checkpointing &&
-        std::holds_alternative<tft::NoCheckpointing>(config.checkpoint.strategy)) {
+        std::holds_alternative<tft::NoCheckpointing>(config.checkpoint.strategy) &&
+        !config.checkpoint.memory_budget) {
       config.checkpoint = tft::CheckpointConfig::uniform(1);
     }
     if (o.no_checkpointing) config.checkpoint = tft::CheckpointConfig::none();
@@ -289,6 +308,8 @@ int main(int argc, char** argv) {
     return 0;
   } catch (const tft::CancelledError& e) {
     return fail(kExitInterrupted, rank_prefix + e.what(), &printer);
+  } catch (const tft::MemoryBudgetError& e) {
+    return fail(kExitUsage, rank_prefix + e.what(), &printer);
   } catch (const c10::Error& e) {
     return fail(kExitError, rank_prefix + e.what_without_backtrace(), &printer);
   } catch (const std::exception& e) {

@@ -28,6 +28,34 @@ std::optional<CheckpointProblem> check_dynamic(const DynamicStrategy& d) {
   return std::nullopt;
 }
 
+// A budget is the planner's input: it picks the units (so no other strategy) and the boundary
+// dtype (float32 first, compressed only when float32 cannot fit).
+std::optional<CheckpointProblem> check_memory_budget(const CheckpointConfig& c) {
+  const MemoryBudget& budget = *c.memory_budget;
+  if (!budget.automatic && budget.bytes <= 0) {
+    return problem("memory_budget",
+                   "must be more than 0 bytes (got " + std::to_string(budget.bytes) + ")");
+  }
+  if (std::holds_alternative<DynamicStrategy>(c.strategy)) {
+    return problem("memory_budget",
+                   "give either strategy 'dynamic' (memory_fraction: a fraction of the "
+                   "un-checkpointed peak) or memory_budget (an absolute size), not both");
+  }
+  if (!std::holds_alternative<NoCheckpointing>(c.strategy)) {
+    return problem("memory_budget", "strategy '" + c.strategy_name() +
+                                        "' fixes the units to checkpoint, and a budget plans "
+                                        "them: give one of them");
+  }
+  if (c.boundary_dtype != BoundaryDtype::kFloat32) {
+    return problem("boundary_dtype",
+                   "with memory_budget the planner chooses the boundaries (float32, then "
+                   "bfloat16, then int8 only when float32 cannot fit): leave boundary_dtype "
+                   "out (got " +
+                       boundary_dtype_name(c.boundary_dtype) + ")");
+  }
+  return std::nullopt;
+}
+
 // Shared by both find_problem overloads; num_units is null when the model size is unknown.
 std::optional<CheckpointProblem> find(const CheckpointConfig& c, const std::size_t* num_units) {
   std::optional<CheckpointProblem> p = std::visit(
@@ -56,6 +84,7 @@ std::optional<CheckpointProblem> find(const CheckpointConfig& c, const std::size
   if (c.min_checkpoint_interval == 0) {
     return problem("min_checkpoint_interval", "must be at least 1 (got 0)");
   }
+  if (c.memory_budget) return check_memory_budget(c);
   return std::nullopt;
 }
 
@@ -106,7 +135,7 @@ bool operator==(const CheckpointConfig& a, const CheckpointConfig& b) {
   return a.strategy == b.strategy && a.checkpoint_attention == b.checkpoint_attention &&
          a.checkpoint_ffn == b.checkpoint_ffn &&
          a.min_checkpoint_interval == b.min_checkpoint_interval &&
-         a.boundary_dtype == b.boundary_dtype;
+         a.boundary_dtype == b.boundary_dtype && a.memory_budget == b.memory_budget;
 }
 bool operator!=(const CheckpointConfig& a, const CheckpointConfig& b) { return !(a == b); }
 
@@ -236,6 +265,9 @@ void CheckpointConfig::validate(std::size_t num_units) const {
 }
 
 std::string CheckpointConfig::summary() const {
+  if (memory_budget && std::holds_alternative<NoCheckpointing>(strategy)) {
+    return "Checkpointing planned for a memory budget of " + memory_budget_shown(*memory_budget);
+  }
   std::string text = strategy_summary(*this);
   if (boundary_dtype != BoundaryDtype::kFloat32) {
     text += ", " + boundary_dtype_name(boundary_dtype) + " boundaries";

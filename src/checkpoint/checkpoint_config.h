@@ -13,6 +13,7 @@
 #pragma once
 
 #include "checkpoint/boundary_dtype.h"
+#include "checkpoint/memory_budget.h"
 
 #include <cstddef>
 #include <optional>
@@ -80,6 +81,10 @@ class CheckpointConfig {
   // How checkpointed segments keep their inputs until backward (boundary_dtype.h). Not
   // float32: gradients are close to, no longer bitwise equal to, the un-checkpointed run's.
   BoundaryDtype boundary_dtype = BoundaryDtype::kFloat32;
+  // An activation budget for the budget planner (memory_budget.h), which then chooses the
+  // units, chunks and boundary dtype itself: only with strategy none and float32 boundaries
+  // (find_problem). Not part of the seed: its formulas see strategy none here.
+  std::optional<MemoryBudget> memory_budget;
 
   // Default-constructed == none(): both flags false, min interval 1 (the seed's Default),
   // float32 boundaries.
@@ -121,9 +126,11 @@ class CheckpointConfig {
   std::size_t dynamic_interval() const;
 
   // The seed's rules (uniform interval 0, selective duplicates, dynamic num_layers 0 or a
-  // fraction that is not a number in [0, 1], NaN and infinities included) plus one stricter
-  // rule: min_checkpoint_interval must be at least 1 (a minimum gap of 0 units between
-  // checkpoints means nothing; the seed accepted it silently).
+  // fraction that is not a number in [0, 1], NaN and infinities included) plus stricter
+  // rules: min_checkpoint_interval must be at least 1 (a minimum gap of 0 units between
+  // checkpoints means nothing; the seed accepted it silently), and a memory budget must be
+  // positive (or auto) and comes without a strategy other than none and without compressed
+  // boundaries (the planner chooses both; field "memory_budget", or "boundary_dtype").
   // Throws ConfigError with the message of find_problem().
   void validate() const;
   // validate() plus: selective indices must be < num_units. Uniform and dynamic fit any
@@ -138,7 +145,8 @@ class CheckpointConfig {
   // "No checkpointing", "Uniform checkpointing every 2 layers",
   // "Selective checkpointing at 2 layers",
   // "Dynamic checkpointing (6 layers, 30.0% memory target)" (the seed's wording), followed by
-  // ", int8 boundaries" (or bfloat16) when they are compressed.
+  // ", int8 boundaries" (or bfloat16) when they are compressed; with a memory budget
+  // "Checkpointing planned for a memory budget of 900.0 MiB" (or "of auto").
   std::string summary() const;
 
   // "none", "uniform", "selective" or "dynamic": the schema's `strategy` value.

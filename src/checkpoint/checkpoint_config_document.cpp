@@ -1,8 +1,10 @@
 #include "checkpoint/checkpoint_config_document.h"
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <optional>
+#include <variant>
 
 #include "common/error.h"
 #include "common/format.h"
@@ -24,7 +26,7 @@ const std::vector<std::string>& schema_keys() {
                                                 "layers",          "num_layers",
                                                 "memory_fraction", "checkpoint_attention",
                                                 "checkpoint_ffn",  "min_checkpoint_interval",
-                                                "boundary_dtype"};
+                                                "boundary_dtype",  "memory_budget"};
   return keys;
 }
 
@@ -73,6 +75,37 @@ BoundaryDtype get_boundary_dtype(const Value& v, const std::string& path) {
   const std::optional<BoundaryDtype> dtype = parse_boundary_dtype(v.text);
   if (!dtype) fail(v.where, path, "unknown boundary dtype " + v.shown + " (" + expected + ")");
   return *dtype;
+}
+
+// A size text ("900MiB", "auto") or a whole number of bytes.
+MemoryBudget get_memory_budget(const Value& v, const std::string& path) {
+  const std::string expected = std::string("expected ") + memory_budget_forms();
+  switch (v.kind) {
+    case Value::Kind::String: {
+      auto parsed = parse_memory_budget(v.text);
+      if (auto* reason = std::get_if<std::string>(&parsed)) fail(v.where, path, *reason);
+      return std::get<MemoryBudget>(parsed);
+    }
+    case Value::Kind::UInt:
+      if (v.uint == 0) fail(v.where, path, "must be more than 0 bytes (got 0)");
+      if (v.uint > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+        fail(v.where, path, "integer " + v.shown + " is too large (at most 2^63 - 1 bytes)");
+      }
+      return MemoryBudget::of_bytes(static_cast<std::int64_t>(v.uint));
+    case Value::Kind::BigInt:
+      fail(v.where, path, "integer " + v.shown + " is too large (at most 2^63 - 1 bytes)");
+    case Value::Kind::NegInt:
+      fail(v.where, path, "must be more than 0 bytes (got " + v.shown + ")");
+    case Value::Kind::Float:
+      // 1e9 is a whole number of bytes; 2.5 or -1.0 are not.
+      if (v.number >= 1.0 && v.number < std::ldexp(1.0, 63) &&
+          v.number == static_cast<double>(static_cast<std::int64_t>(v.number))) {
+        return MemoryBudget::of_bytes(static_cast<std::int64_t>(v.number));
+      }
+      if (v.number <= 0.0) fail(v.where, path, "must be more than 0 bytes (got " + v.shown + ")");
+      fail(v.where, path, "not a whole number of bytes: " + v.shown + " (" + expected + ")");
+    default: fail(v.where, path, expected + ", got " + v.shown);
+  }
 }
 
 std::vector<std::size_t> get_layers(const Value& v, const std::string& path,
@@ -174,6 +207,15 @@ CheckpointConfig build(const Document& doc, const UnitNames* units) {
     config.strategy = d;
     config.checkpoint_attention = true;  // the strategy constructors' defaults
     config.checkpoint_ffn = true;
+  }
+  if (const Entry* e = entry("memory_budget")) {
+    config.memory_budget = get_memory_budget(e->value, "checkpoint.memory_budget");
+    // The planner may recompute attention units whole, as the planning strategy (dynamic)
+    // does by default; find_problem refuses a budget beside any strategy but none.
+    if (strategy == "none") {
+      config.checkpoint_attention = true;
+      config.checkpoint_ffn = true;
+    }
   }
   if (const Entry* e = entry("checkpoint_attention")) {
     config.checkpoint_attention = get_bool(e->value, "checkpoint.checkpoint_attention");

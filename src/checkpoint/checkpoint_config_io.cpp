@@ -86,6 +86,9 @@ std::string checkpoint_config_to_yaml(const CheckpointConfig& config) {
     out << YAML::Key << "boundary_dtype" << YAML::Value
         << boundary_dtype_name(config.boundary_dtype);
   }
+  if (config.memory_budget) {
+    out << YAML::Key << "memory_budget" << YAML::Value << memory_budget_text(*config.memory_budget);
+  }
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

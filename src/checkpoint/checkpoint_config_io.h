@@ -10,6 +10,8 @@
 //   checkpoint_ffn: true         (true for uniform/selective/dynamic, false for none)
 //   min_checkpoint_interval: 1   any strategy; default 1
 //   boundary_dtype: int8         any strategy: float32 (default), bfloat16 or int8
+//   memory_budget: 900MiB        strategy none only (memory_budget.h): the planner's budget;
+//                                then checkpoint_attention and checkpoint_ffn default to true
 //
 // Strict on purpose, because a typo in a memory setting fails silently at run time
 // otherwise: unknown keys, keys of another strategy, wrong types, negative or quoted numbers
@@ -18,8 +20,9 @@
 // with the 1-based line ("line 3: checkpoint: unknown key 'intervall' ...").
 //
 // Writing always emits indices (names are resolved when reading) and every key, so the text
-// reads back to an equal config; boundary_dtype only when it is not float32, so a config
-// without compressed boundaries writes the same text as before the key existed. JSON
+// reads back to an equal config; boundary_dtype only when it is not float32 and memory_budget
+// only when there is one, so a config without them writes the same text as before the keys
+// existed. JSON
 // (nlohmann::json) lives in checkpoint_config_json.h and YAML nodes in
 // checkpoint_config_yaml_node.h, so this header pulls in neither library.
 #pragma once

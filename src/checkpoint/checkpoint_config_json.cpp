@@ -84,6 +84,7 @@ nlohmann::json checkpoint_config_to_json(const CheckpointConfig& config) {
   if (config.boundary_dtype != BoundaryDtype::kFloat32) {  // see the header
     j["boundary_dtype"] = boundary_dtype_name(config.boundary_dtype);
   }
+  if (config.memory_budget) j["memory_budget"] = memory_budget_text(*config.memory_budget);
   return j;
 }
 

@@ -51,6 +51,31 @@ double partial_recompute_seconds(const UnitCost& unit, std::int64_t k) {
   return unit.recompute_seconds * static_cast<double>(k) / static_cast<double>(unit.chunks);
 }
 
+std::int64_t predicted_peak_with_recompute(const std::vector<UnitCost>& units,
+                                           const std::vector<std::int64_t>& checkpointed_chunks,
+                                           std::int64_t baseline_peak_bytes) {
+  const std::size_t n = std::min(units.size(), checkpointed_chunks.size());
+  std::int64_t linear = baseline_peak_bytes;
+  for (std::size_t i = 0; i < n; ++i)
+    linear -= partial_saved_bytes(units[i], checkpointed_chunks[i]);
+  std::int64_t peak = linear;
+  std::int64_t freed_after = 0;  // held by the units after i, freed before i's backward
+  for (std::size_t i = n; i-- > 0;) {
+    const UnitCost& unit = units[i];
+    const std::int64_t k = checkpointed_chunks[i];
+    const std::int64_t saved = partial_saved_bytes(unit, k);
+    const std::int64_t still_held = std::max<std::int64_t>(0, unit.held_bytes - saved);
+    if (k > 0 && unit.saved_bytes > 0) {
+      // u's un-checkpointed chunks run backward first (the checkpointed ones are its first k).
+      const std::int64_t own_freed = std::max<std::int64_t>(0, unit.saved_bytes - saved);
+      const std::int64_t chunk = unit.saved_bytes / std::max<std::int64_t>(1, unit.chunks);
+      peak = std::max(peak, linear - freed_after - own_freed + chunk + unit.workspace_bytes);
+    }
+    freed_after += still_held;
+  }
+  return peak;
+}
+
 CheckpointChoice choose_checkpoint_chunks(const std::vector<UnitCost>& units,
                                           std::int64_t baseline_peak_bytes,
                                           std::int64_t budget_bytes) {

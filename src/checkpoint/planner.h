@@ -25,6 +25,9 @@ struct UnitCost {
   std::int64_t chunks = 1;         // chunks the unit runs in (at least 1)
   std::int64_t saved_bytes = 0;    // peak(none) - peak(only this whole unit checkpointed)
   double recompute_seconds = 0.0;  // its reruns per step when wholly checkpointed, at least 0
+  // For the backward-aware prediction (predicted_peak_with_recompute); 0 where unknown.
+  std::int64_t held_bytes = 0;       // what it keeps un-checkpointed, until its backward runs
+  std::int64_t workspace_bytes = 0;  // a chunk's forward temporaries above what it keeps
 };
 
 struct CheckpointChoice {
@@ -46,6 +49,16 @@ inline constexpr std::int64_t kMaxChunkOptions = 32;
 CheckpointChoice choose_checkpoint_chunks(const std::vector<UnitCost>& units,
                                           std::int64_t baseline_peak_bytes,
                                           std::int64_t budget_bytes);
+
+// The peak of a plan once backward's reruns are counted: backward runs the units in reverse,
+// and rerunning a checkpointed chunk of unit u holds, on top of what is still kept then (the
+// plan's forward-end level less what units after u and u's own un-checkpointed chunks kept,
+// freed by their backward), that chunk's activations and its forward temporaries. The linear
+// model above misses this where the last units are checkpointed and near the floor.
+// Returns the larger of the linear prediction (baseline - savings) and every rerun's level.
+std::int64_t predicted_peak_with_recompute(const std::vector<UnitCost>& units,
+                                           const std::vector<std::int64_t>& checkpointed_chunks,
+                                           std::int64_t baseline_peak_bytes);
 
 // The predicted savings and recompute time of checkpointing the first k of a unit's chunks.
 std::int64_t partial_saved_bytes(const UnitCost& unit, std::int64_t k);

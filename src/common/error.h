@@ -20,6 +20,14 @@ class ConfigError : public Error {
   using Error::Error;
 };
 
+// checkpoint.memory_budget fits no checkpoint plan at the configured batch size. The message
+// says what would fit (train/budget_planning.h); the C API reports it as a ConfigError, and
+// tft-train exits with 2, as for a bad command line.
+class MemoryBudgetError : public ConfigError {
+ public:
+  using ConfigError::ConfigError;
+};
+
 // Input data is wrong: a missing column, a non-numeric value, an unsorted series.
 class DataError : public Error {
  public:

@@ -107,6 +107,7 @@ torch::optim::OptimizerParamState* optimizer_state(Optimizer& optimizer,
 struct CudaAllocatedBytes {
   std::int64_t current = 0;
   std::int64_t peak = 0;
+  std::int64_t reserved = 0;  // held from the device in segments, allocated or not
 };
 
 // The allocator's stats types moved from c10::cuda::CUDACachingAllocator to the device-generic
@@ -119,7 +120,8 @@ inline CudaAllocatedBytes cuda_allocated_bytes(c10::DeviceIndex device) {
 #endif
   const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(device);
   const auto& all = stats.allocated_bytes[static_cast<std::size_t>(StatType::AGGREGATE)];
-  return {all.current, all.peak};
+  const auto& reserved = stats.reserved_bytes[static_cast<std::size_t>(StatType::AGGREGATE)];
+  return {all.current, all.peak, reserved.current};
 }
 #endif
 

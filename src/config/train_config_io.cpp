@@ -295,6 +295,8 @@ std::string get_config_value(const TrainConfig& config, const std::string& dotte
     const std::string key = dotted_key.substr(std::string("checkpoint.").size());
     // The writer leaves the default float32 out (checkpoint_config_io.h); it is still a key.
     if (key == "boundary_dtype") return boundary_dtype_name(config.checkpoint.boundary_dtype);
+    // Likewise a config without a budget (set null removes one).
+    if (key == "memory_budget" && !config.checkpoint.memory_budget) return "null";
     if (!node[key]) {
       std::vector<std::string> keys;
       for (auto it = node.begin(); it != node.end(); ++it) keys.push_back(it->first.Scalar());
@@ -343,7 +345,17 @@ void set_config_value(TrainConfig& config, const std::string& dotted_key,
           section.remove(k);
         }
       }
-      section[key] = node;
+      if (key == "memory_budget" && !config.checkpoint.memory_budget) {
+        // A new budget takes the sub-layer defaults a budget has in a file (true), not the
+        // written-out ones of strategy none (false), as a strategy change would.
+        section.remove("checkpoint_attention");
+        section.remove("checkpoint_ffn");
+      }
+      if (key == "memory_budget" && node.IsNull()) {
+        section.remove(key);  // null: no budget
+      } else {
+        section[key] = node;
+      }
     }
     const UnitNames units = unit_names_for(updated.model);
     try {

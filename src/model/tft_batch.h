@@ -4,6 +4,8 @@
 
 #include <torch/types.h>
 
+#include <cstdint>
+
 namespace tft {
 
 // One batch. Absent groups (no variables of that kind) are undefined tensors or have a last
@@ -22,5 +24,16 @@ struct TFTBatch {
   torch::Tensor decoder_reals;
   torch::Tensor decoder_categoricals;
 };
+
+// The first `rows` rows of every tensor of `batch` (views; undefined tensors stay undefined):
+// a smaller batch of the same shape otherwise, as the budget planner measures one.
+inline TFTBatch leading_rows(const TFTBatch& batch, std::int64_t rows) {
+  const auto cut = [rows](const torch::Tensor& t) {
+    return t.defined() && t.dim() > 0 ? t.slice(0, 0, rows) : t;
+  };
+  return TFTBatch{cut(batch.static_reals),  cut(batch.static_categoricals),
+                  cut(batch.encoder_reals), cut(batch.encoder_categoricals),
+                  cut(batch.decoder_reals), cut(batch.decoder_categoricals)};
+}
 
 }  // namespace tft

@@ -6,6 +6,7 @@
 #include "model/initialization.h"
 #include "model/quantizable_linear.h"
 #include "model/segment.h"
+#include "model/unit_observer.h"
 
 #include <ATen/ops/amax.h>
 #include <ATen/ops/amin.h>
@@ -377,15 +378,24 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
   // its rerun in backward).
   const AutocastScope autocast(precision_, in.encoder_reals.device().type());
 
+  // Each unit's work, announced to a UnitObserver when one is installed (unit_observer.h).
+  const auto observed = [](std::size_t unit, const auto& run) {
+    const ObservedUnit announce(unit);
+    return run();
+  };
   // Unit 0: static covariate encoder.
-  const StaticContexts statics = encode_static(in, b);
+  const StaticContexts statics = observed(kStaticUnit, [&] { return encode_static(in, b); });
   // Units 1 and 2: input embedding and variable selection, past and future.
-  const Selected history = select_inputs(
-      kHistoricalUnit, historical_embedding_, historical_selection_, in.encoder_reals,
-      in.encoder_categoricals, statics.selection, in.encoder_reals.options(), b, encoder_steps);
-  const Selected future = select_inputs(
-      kFutureUnit, future_embedding_, future_selection_, in.decoder_reals, in.decoder_categoricals,
-      statics.selection, in.encoder_reals.options(), b, decoder_steps);
+  const Selected history = observed(kHistoricalUnit, [&] {
+    return select_inputs(kHistoricalUnit, historical_embedding_, historical_selection_,
+                         in.encoder_reals, in.encoder_categoricals, statics.selection,
+                         in.encoder_reals.options(), b, encoder_steps);
+  });
+  const Selected future = observed(kFutureUnit, [&] {
+    return select_inputs(kFutureUnit, future_embedding_, future_selection_, in.decoder_reals,
+                         in.decoder_categoricals, statics.selection, in.encoder_reals.options(), b,
+                         decoder_steps);
+  });
 
   // Units 3 and 4: sequence-to-sequence layer. c_h and c_c start every LSTM layer.
   const int64_t layers = config_.lstm_layers;
@@ -393,10 +403,13 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
     return context.defined() ? context.unsqueeze(0).repeat({layers, 1, 1})
                              : at::zeros({layers, b, hidden}, in.encoder_reals.options());
   };
-  const Encoded encoded = run_lstm(kLstmEncoderUnit, lstm_encoder_, history,
-                                   initial_state(statics.state_h), initial_state(statics.state_c));
-  const Encoded decoded =
-      run_lstm(kLstmDecoderUnit, lstm_decoder_, future, encoded.state_h, encoded.state_c);
+  const Encoded encoded = observed(kLstmEncoderUnit, [&] {
+    return run_lstm(kLstmEncoderUnit, lstm_encoder_, history, initial_state(statics.state_h),
+                    initial_state(statics.state_c));
+  });
+  const Encoded decoded = observed(kLstmDecoderUnit, [&] {
+    return run_lstm(kLstmDecoderUnit, lstm_decoder_, future, encoded.state_h, encoded.state_c);
+  });
   TensorVector phi_pieces = encoded.output;
   phi_pieces.insert(phi_pieces.end(), decoded.output.begin(), decoded.output.end());
   const torch::Tensor temporal = at::cat(phi_pieces, 1);  // phi [B, T, H]
@@ -417,8 +430,10 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
     schedule.checkpoint_attention =
         schedule.checkpoint_block && checkpointing_.checkpoint_attention;
     schedule.checkpoint_ffn = schedule.checkpoint_block && checkpointing_.checkpoint_ffn;
-    auto block = attention_blocks_[k]->forward(x, temporal, statics.enrichment,
-                                               last ? encoder_steps : 0, schedule, last);
+    auto block = observed(unit, [&] {
+      return attention_blocks_[k]->forward(x, temporal, statics.enrichment,
+                                           last ? encoder_steps : 0, schedule, last);
+    });
     x = std::move(block.output);
     if (last) attention = std::move(block.attention);
   }

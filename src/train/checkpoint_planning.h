@@ -3,7 +3,8 @@
 // un-checkpointed peak (checkpoint/planner.h), measure the choice, and re-plan with a
 // corrected budget while the measurement is off the target by more than the tolerance.
 //
-// Measurements (each one training step's forward + backward, with the same dropout masks):
+// Measurements (each one training step's forward + backward, with the same dropout masks;
+// planning_step.h):
 // none once to warm allocations up, then none and every unit alone kTimingRepeats times each
 // (interleaved; the fastest run of each counts, the estimate least disturbed by other load),
 // every unit together, then the chosen plans (at most kMaxReplans + 1). Peaks are
@@ -19,14 +20,13 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 
-#include <ATen/core/Tensor.h>
 #include <c10/core/Device.h>
 
 #include "checkpoint/checkpoint_config.h"
 #include "model/tft_model.h"
 #include "train/checkpoint_plan.h"
+#include "train/planning_step.h"
 
 namespace tft {
 
@@ -37,12 +37,9 @@ inline constexpr int kMaxReplans = 3;
 inline constexpr int kTimingRepeats = 3;
 inline constexpr double kMinRecomputeFraction = 0.005;
 
-// Forward and loss on the planning batch; plan_checkpointing runs backward on the result.
-using PlanningStep = std::function<at::Tensor()>;
-
 // Plans for request's memory_fraction (request must be a dynamic strategy: ConfigError
 // otherwise); the request's sub-layer flags carry over to the plan's config. batch_size: the
-// rows of the planning batch (static_encoder's chunks split them).
+// rows of the planning batch (static_encoder's chunks split them); `step` runs all of them.
 CheckpointPlan plan_checkpointing(TFTModel& model, const PlanningStep& step,
                                   const CheckpointConfig& request, std::int64_t batch_size,
                                   const c10::Device& device);

@@ -14,6 +14,7 @@
 #include "memory/memory_meter.h"
 #include "model/fake_quantizer.h"
 #include "train/atomic_file.h"
+#include "train/budget_planning.h"
 #include "train/checkpoint_planning.h"
 #include "train/device.h"
 #include "train/gradient_buffers.h"
@@ -87,19 +88,22 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
   state.sampler.emplace(state.dataset.training_windows(),
                         state.config.training.batch_size * state.parallel->world_size(),
                         /*shuffle=*/true, state.config.training.seed);
-  if (std::holds_alternative<DynamicStrategy>(state.config.checkpoint.strategy)) {
-    plan_dynamic_checkpointing();
+  if (std::holds_alternative<DynamicStrategy>(state.config.checkpoint.strategy) ||
+      state.config.checkpoint.memory_budget) {
+    plan_checkpointing_on_first_batch();
   }
 }
 
-// dynamic(n, fraction): the planner measures the units on the first training batch and the
-// model runs its choice (the seed's interval formula is only the prediction beside it).
-void Trainer::plan_dynamic_checkpointing() {
+// dynamic(n, fraction) and memory_budget: the planner measures the units on the first training
+// batch and the model runs its choice (for dynamic, the seed's interval formula is only the
+// prediction beside it).
+void Trainer::plan_checkpointing_on_first_batch() {
   TrainerState& state = *state_;
   const std::vector<RankBatch> batches = state.epoch_batches(0);
   if (batches.empty()) return;
   const TrainingBatch batch = gather_batch(state.dataset, batches.front().windows).to(state.device);
-  ensure_gradients(state.model->parameters());
+  const std::vector<at::Tensor> parameters = state.model->parameters();
+  ensure_gradients(parameters);
   if (state.config.training.qat.enabled) {
     // Plan the model QAT trains, whose layers keep their fake-quantized inputs and masks too:
     // calibrate its quantizers on this batch. train() starts from the initial, uncalibrated
@@ -113,25 +117,41 @@ void Trainer::plan_dynamic_checkpointing() {
     commit_fake_quantizer_observations(*state.model);
     set_fake_quantizers_observing(*state.model, false);
   }
-  state.plan = plan_checkpointing(
-      state.model,
-      [&] {
-        return state.loss->forward(state.model->forward(batch.inputs).prediction, batch.targets);
-      },
-      state.config.checkpoint, batch.targets.size(0), state.device);
+  const std::int64_t rows = batch.targets.size(0);
+  const PlanningStep step = [&](std::int64_t first_rows) {
+    if (first_rows >= rows) {
+      return state.loss->forward(state.model->forward(batch.inputs).prediction, batch.targets);
+    }
+    return state.loss->forward(
+        state.model->forward(leading_rows(batch.inputs, first_rows)).prediction,
+        batch.targets.slice(0, 0, first_rows));
+  };
+  const CheckpointConfig& requested = state.config.checkpoint;
+  if (requested.memory_budget) {
+    std::int64_t adam_state_bytes = 0;  // its two moments, allocated at the first step
+    for (const at::Tensor& p : parameters) {
+      adam_state_bytes += 2 * p.numel() * static_cast<std::int64_t>(p.element_size());
+    }
+    const BudgetRequest budget =
+        resolve_budget(*requested.memory_budget, state.device, adam_state_bytes);
+    state.plan = plan_for_budget(state.model, step, requested, budget, rows, state.device);
+  } else {
+    state.plan = plan_checkpointing(state.model, step, requested, rows, state.device);
+  }
   CheckpointConfig chosen = state.plan->config;
   ChunkLimits limits = state.plan->chunk_limits;
   if (state.parallel->world_size() > 1) {
     // Every rank runs rank 0's choice: per unit 0 (kept), -1 (every chunk recomputes) or the
-    // number of its first chunks that recompute.
+    // number of its first chunks that recompute; then the boundary dtype.
     const std::size_t units = state.model->units().size();
-    const at::Tensor choice = at::zeros({static_cast<std::int64_t>(units)}, at::kLong);
+    const at::Tensor choice = at::zeros({static_cast<std::int64_t>(units) + 1}, at::kLong);
     if (const auto* selective = std::get_if<SelectiveStrategy>(&chosen.strategy)) {
       for (const std::size_t unit : selective->layers) {
         const auto limit = limits.find(unit);
         choice[static_cast<std::int64_t>(unit)] = limit == limits.end() ? -1 : limit->second;
       }
     }
+    choice[static_cast<std::int64_t>(units)] = static_cast<std::int64_t>(chosen.boundary_dtype);
     state.parallel->broadcast({choice});
     std::vector<std::size_t> checkpointed;
     limits.clear();
@@ -141,12 +161,12 @@ void Trainer::plan_dynamic_checkpointing() {
       checkpointed.push_back(unit);
       if (value > 0) limits[unit] = value;
     }
-    const CheckpointConfig requested = state.config.checkpoint;
     chosen =
         checkpointed.empty() ? CheckpointConfig::none() : CheckpointConfig::selective(checkpointed);
     chosen.checkpoint_attention = requested.checkpoint_attention;
     chosen.checkpoint_ffn = requested.checkpoint_ffn;
-    chosen.boundary_dtype = requested.boundary_dtype;
+    chosen.boundary_dtype =
+        static_cast<BoundaryDtype>(choice[static_cast<std::int64_t>(units)].item<std::int64_t>());
   }
   state.model->set_checkpointing(chosen);
   state.model->set_checkpointed_chunks(limits);
@@ -248,8 +268,11 @@ MemoryReport Trainer::memory_report() {
     std::int64_t peak = 0;
     {
       memory::ActivationProbe probe(meter);
-      const TFTOutput out = state.model->forward(batch.inputs);
-      state.loss->forward(out.prediction, batch.targets).backward();
+      // As a training step (training_run.cpp): only the prediction lives on into backward (a
+      // temporary TFTOutput in the backward() statement would live until it returns).
+      const at::Tensor loss =
+          state.loss->forward(state.model->forward(batch.inputs).prediction, batch.targets);
+      loss.backward();
       peak = probe.activation_peak_bytes();
     }
     zero_gradients(parameters);

@@ -46,9 +46,11 @@ class Trainer {
  public:
   // Validates the config, reads config.data.path (IoError / DataError), builds the model and
   // sets its checkpointing from config.checkpoint, validated against the model's unit count
-  // (ConfigError naming the unit index). A dynamic strategy is planned here, measured on the
-  // first training batch (checkpoint_planning.h); the model runs the plan. UnsupportedError for a
-  // device this build or machine lacks.
+  // (ConfigError naming the unit index). A dynamic strategy or a checkpoint.memory_budget is
+  // planned here, measured on the first training batch (checkpoint_planning.h,
+  // budget_planning.h); the model runs the plan. MemoryBudgetError when no plan fits the
+  // budget (before anything is written). UnsupportedError for a device this build or machine
+  // lacks.
   explicit Trainer(TrainConfig config);
   // The same with a dataset loaded by the caller (TimeSeriesDataset::from_reader, say); it
   // must have been loaded with `config`.
@@ -124,7 +126,7 @@ class Trainer {
   int world_size() const;
 
  private:
-  void plan_dynamic_checkpointing();
+  void plan_checkpointing_on_first_batch();
 
   std::unique_ptr<TrainerState> state_;  // trainer_state.h
   std::atomic<bool> cancel_requested_{false};

@@ -199,8 +199,9 @@ void TrainingRun::run_step(Epoch& epoch, std::int64_t step, memory::MemoryMeter&
   at::Tensor loss;
   {
     memory::ActivationProbe probe(meter);
-    const TFTOutput output = state_.model->forward(batch.inputs);
-    loss = state_.loss->forward(output.prediction, batch.targets);
+    // The forward's other outputs (interpretation) go before backward, as in the planners'
+    // measured steps (planning_step.h), so a planned peak is the training step's.
+    loss = state_.loss->forward(state_.model->forward(batch.inputs).prediction, batch.targets);
     (state_.loss_scaler ? state_.loss_scaler->scale(loss) : loss).backward();
     epoch.peak_activation_bytes =
         std::max(epoch.peak_activation_bytes, probe.activation_peak_bytes());

@@ -163,3 +163,30 @@ int main() {
   };
   return cmocka_run_group_tests_name("planner", tests, nullptr, nullptr);
 }
+
+TFT_TEST(backward_reruns_raise_the_prediction_where_little_is_freed_before_them) {
+  // Baseline 1000. "first" keeps 400 un-checkpointed and saves 300 over 2 chunks; "last" keeps
+  // 200 and saves 200 in 1 chunk, with 50 bytes of forward temporaries.
+  std::vector<UnitCost> units{{"first", 2, 300, 1.0}, {"last", 1, 200, 1.0}};
+  units[0].held_bytes = 400;
+  units[1].held_bytes = 200;
+  units[1].workspace_bytes = 50;
+  using tft::predicted_peak_with_recompute;
+  // Nothing checkpointed: the linear prediction.
+  assert_int_equal(predicted_peak_with_recompute(units, {0, 0}, 1000), 1000);
+  // "last" checkpointed: linear 800; its rerun comes first in backward, nothing freed yet:
+  // 800 + its 200 + 50 temporaries.
+  assert_int_equal(predicted_peak_with_recompute(units, {0, 1}, 1000), 1050);
+  // "first" wholly checkpointed: linear 700; by its rerun "last" freed its 200: 700 - 200 +
+  // one chunk (150) = 650, under the linear 700.
+  assert_int_equal(predicted_peak_with_recompute(units, {2, 0}, 1000), 700);
+  // Half of "first" (its first chunk): linear 850; its second chunk's 150 and "last"'s 200
+  // are freed before the rerun: 850 - 200 - 150 + 150 = 650.
+  assert_int_equal(predicted_peak_with_recompute(units, {1, 0}, 1000), 850);
+  // Both: linear 500; last's rerun 500 + 250 = 750; first's 500 - 0 (last kept nothing
+  // beyond what it saved) + 150 = 650.
+  assert_int_equal(predicted_peak_with_recompute(units, {2, 1}, 1000), 750);
+  // Units without held or workspace bytes (unknown) still count a chunk per rerun.
+  const std::vector<UnitCost> bare{{"a", 4, 400, 1.0}};
+  assert_int_equal(predicted_peak_with_recompute(bare, {4}, 1000), 700);
+}

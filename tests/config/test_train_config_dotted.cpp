@@ -1,5 +1,6 @@
 // TrainConfig get/set by dotted key (what the C API's tft_config_get_value/set_value use): values
 // as YAML text, the setters' checks, and set(get(key)) changing nothing.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,42 @@ TFT_TEST(test_dotted_set) {
   TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError, "model.dropout: must be in [0, 1)");
 }
 
+TFT_TEST(test_dotted_memory_budget) {
+  tft::TrainConfig c = tft::load_train_config_string(kMinimal, "/x");
+  assert_string_equal(tft::get_config_value(c, "checkpoint.memory_budget").c_str(), "null");
+  tft::set_config_value(c, "checkpoint.memory_budget", "900MiB");
+  assert_int_equal(c.checkpoint.memory_budget->bytes, std::int64_t{900} << 20);
+  // As in a file: a new budget turns both sub-layer flags on.
+  assert_true(c.checkpoint.checkpoint_attention && c.checkpoint.checkpoint_ffn);
+  assert_string_equal(tft::get_config_value(c, "checkpoint.memory_budget").c_str(), "900MiB");
+  tft::set_config_value(c, "checkpoint.checkpoint_ffn", "false");
+  tft::set_config_value(c, "checkpoint.memory_budget", "1GiB");  // a change keeps the flags
+  assert_false(c.checkpoint.checkpoint_ffn);
+  const tft::TrainConfig with_budget = c;
+  tft::set_config_value(c, "checkpoint", tft::get_config_value(with_budget, "checkpoint"));
+  assert_true(c == with_budget);
+  TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "checkpoint.memory_budget", "3.5GB"),
+                         tft::ConfigError,
+                         "checkpoint.memory_budget: unknown unit 'GB' in \"3.5GB\"");
+  TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "checkpoint.memory_budget", "-1"),
+                         tft::ConfigError, "checkpoint.memory_budget: must be more than 0 bytes");
+  TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "checkpoint.interval", "1"), tft::ConfigError,
+                         "checkpoint.interval: not used by strategy 'none'");
+  TFT_ASSERT_THROWS_WITH(
+      tft::set_config_value(c, "checkpoint",
+                            "{strategy: uniform, interval: 1, memory_budget: 1GiB}"),
+      tft::ConfigError, "checkpoint.memory_budget: strategy 'uniform' fixes the units");
+  assert_true(c == with_budget);  // unchanged by the failures
+  tft::set_config_value(c, "checkpoint.memory_budget", "null");
+  assert_false(c.checkpoint.memory_budget.has_value());
+  assert_string_equal(tft::get_config_value(c, "checkpoint.memory_budget").c_str(), "null");
+  // Set checks types; validate() the device: auto needs CUDA.
+  tft::set_config_value(c, "checkpoint.memory_budget", "auto");
+  TFT_ASSERT_THROWS_WITH(c.validate(), tft::ConfigError, "auto reads a CUDA device's free memory");
+  c.training.device = "cuda";
+  c.validate();
+}
+
 TFT_TEST(test_set_of_every_get_is_identity) {
   const tft::TrainConfig original = tft::load_train_config_string(kFull, "/srv/tft");
   const std::vector<std::string> keys = {"data",
@@ -197,6 +234,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_dotted_get),
       cmocka_unit_test(test_dotted_set),
+      cmocka_unit_test(test_dotted_memory_budget),
       cmocka_unit_test(test_set_of_every_get_is_identity),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);

@@ -72,6 +72,17 @@ TFT_TEST(test_validation_errors_point_at_the_key) {
       {"training:\n  precision: bf16-mixed\n  qat:\n    enabled: true\n",
        "training.precision: bf16-mixed cannot be combined with training.qat.enabled: "
        "quantization-aware training emulates the int8 model in float32"},
+      {"checkpoint:\n  memory_budget: 3.5GB\n",
+       "line 9: checkpoint.memory_budget: unknown unit 'GB' in \"3.5GB\": sizes take binary "
+       "units (1 KiB = 1024 bytes); did you mean 3.5GiB?"},
+      {"checkpoint:\n  memory_budget: 0\n",
+       "line 9: checkpoint.memory_budget: must be more than 0 bytes (got 0)"},
+      {"checkpoint:\n  memory_budget: auto\n",
+       "checkpoint.memory_budget: auto reads a CUDA device's free memory, and training.device "
+       "is cpu: give a size such as 900MiB"},
+      {"checkpoint:\n  strategy: dynamic\n  num_layers: 6\n  memory_fraction: 0.5\n"
+       "  memory_budget: 1GiB\n",
+       "line 12: checkpoint.memory_budget: give either strategy 'dynamic'"},
       {"checkpoint:\n  strategy: uniform\n  interval: 0\n",
        "line 10: checkpoint.interval: must be at least 1 (got 0)"},
       {"checkpoint:\n  strategy: selective\n  layers: [attention_3]\n",

@@ -9,7 +9,6 @@
 #include "model/tft_model.h"
 #include "train/checkpoint_planning.h"
 #include "train/gradient_buffers.h"
-#include "train/module_state.h"
 
 #include "model/model_test_support.h"
 
@@ -17,7 +16,7 @@
 
 #include <cstdio>
 
-#include "support/cmocka_cpp.h"  // last: see the header
+#include "train/planning_test_support.h"  // last: it includes support/cmocka_cpp.h
 
 using tft::CheckpointConfig;
 using tft::CheckpointPlan;
@@ -32,7 +31,7 @@ struct Fixture : TrainingSetup {
 
   CheckpointPlan plan(double fraction, tft::BoundaryDtype boundary = tft::BoundaryDtype::kFloat32) {
     return tft::plan_checkpointing(
-        model, [&] { return loss_fn(model->forward(batch).prediction, target); },
+        model, [&](std::int64_t) { return loss_fn(model->forward(batch).prediction, target); },
         CheckpointConfig::dynamic(model->units().size(), fraction).with_boundary_dtype(boundary),
         32, c10::Device(c10::DeviceType::CPU));
   }
@@ -116,24 +115,7 @@ TFT_TEST(plans_keep_the_requested_boundary_dtype) {
 
 TFT_TEST(planning_leaves_the_model_and_random_stream_alone) {
   Fixture f;
-  const CheckpointConfig before = CheckpointConfig::uniform(2);
-  f.model->set_checkpointing(before);
-  f.model->set_checkpointed_chunks({{1, 3}});
-  f.model->eval();
-  const tft::ModuleState weights = tft::copy_module_state(*f.model);
-  torch::manual_seed(99);
-  const torch::Tensor expected_draw = torch::rand({4});
-  torch::manual_seed(99);
-  f.plan(0.5);
-  const torch::Tensor draw = torch::rand({4});
-  assert_true(torch::equal(draw, expected_draw));
-  assert_true(tft::module_states_equal(weights, tft::copy_module_state(*f.model)));
-  assert_true(f.model->checkpointing() == before);
-  assert_true(f.model->checkpointed_chunks() == (tft::ChunkLimits{{1, 3}}));
-  assert_false(f.model->is_training());
-  for (const auto& p : f.model->parameters()) {
-    assert_true(p.grad().abs().sum().item<double>() == 0.0);
-  }
+  expect_planning_leaves_the_model_alone(f.model, [&] { f.plan(0.5); });
 }
 
 TFT_TEST(only_dynamic_requests_are_planned) {
@@ -141,7 +123,8 @@ TFT_TEST(only_dynamic_requests_are_planned) {
   bool threw = false;
   try {
     tft::plan_checkpointing(
-        f.model, [&] { return f.loss_fn(f.model->forward(f.batch).prediction, f.target); },
+        f.model,
+        [&](std::int64_t) { return f.loss_fn(f.model->forward(f.batch).prediction, f.target); },
         CheckpointConfig::uniform(1), 32, c10::Device(c10::DeviceType::CPU));
   } catch (const tft::ConfigError& e) {
     threw = std::string(e.what()).find("not a dynamic strategy") != std::string::npos;

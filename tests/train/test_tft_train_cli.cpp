@@ -206,6 +206,11 @@ TFT_TEST(test_failures_exit_non_zero_with_one_line) {
       {config + " --set training.epoch=3", 1,
        "--set training.epoch=3: training: unknown key 'epoch'"},
       {config + " --precision fp16", 2, "--precision: fp16 not in"},
+      {config + " --memory-budget 3.5GB", 2,
+       "--memory-budget: checkpoint.memory_budget: unknown unit 'GB' in \"3.5GB\""},
+      {config + " --memory-budget 1GiB --no-gradient-checkpointing", 2, "excludes"},
+      {config + " --memory-budget 1GiB --set 'checkpoint={strategy: uniform, interval: 1}'", 2,
+       "strategy 'uniform' fixes the units to checkpoint"},
       {config + " --precision 16-mixed", 1, "training.precision: 16-mixed needs a CUDA device"},
   };
   for (const Case& c : cases) {
@@ -217,6 +222,52 @@ TFT_TEST(test_failures_exit_non_zero_with_one_line) {
   const Run help = run(dir, "--help");
   assert_int_equal(help.status, 0);
   assert_true(help.out.find("--use-gradient-checkpointing") != std::string::npos);
+  fs::remove_all(dir);
+}
+
+// --memory-budget: a budget that fits trains and says so; one below every plan exits with 2
+// and one line, writes nothing, and names a batch size that then trains under the same budget.
+TFT_TEST(memory_budget_plans_or_says_what_fits) {
+  const fs::path dir = scratch_dir("cli_budget");
+  write_text(dir / "data.csv", synthetic_csv(50));
+  write_text(dir / "run.yaml", kConfig);
+  const std::string base = "--config '" + (dir / "run.yaml").string() + "' --epochs 1 --threads 1";
+  Run r = run(dir, base + " --output '" + (dir / "roomy").string() + "' --memory-budget 1GiB");
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  assert_true(r.out.find("checkpoint plan                    budget 1.00 GiB -> no unit") !=
+              std::string::npos);
+  const auto summary = nlohmann::json::parse(read_text(dir / "roomy" / "summary.json"));
+  assert_int_equal(
+      summary.at("memory").at("plan").at("memory_budget").at("budget_bytes").get<long>(), 1L << 30);
+
+  // 1 KiB fits nothing; the message gives the floor, which sizes the real test below (0.9 of
+  // it: above the part of the floor that does not shrink with the batch).
+  const fs::path none = dir / "none";
+  r = run(dir, base + " --output '" + none.string() + "' --memory-budget 1KiB");
+  assert_int_equal(r.status, 2);
+  expect_one_line_error(r,
+                        "checkpoint.memory_budget: 1 KiB fits no checkpoint plan at "
+                        "training.batch_size 32: the smallest peak is ");
+  assert_false(fs::exists(none));
+  const std::string smallest = "the smallest peak is ";
+  const double floor_kib = std::stod(r.err.substr(r.err.find(smallest) + smallest.size()));
+  assert_true(r.err.find(" KiB (every unit checkpointed") != std::string::npos);
+  const std::string budget = std::to_string(static_cast<long>(floor_kib * 0.9)) + "KiB";
+  r = run(dir, base + " --output '" + none.string() + "' --memory-budget " + budget);
+  assert_int_equal(r.status, 2);
+  expect_one_line_error(r, " fits (measured: ");
+  assert_false(fs::exists(none));
+  const std::string fits = "; batch_size ";
+  const long rows = std::stol(r.err.substr(r.err.find(fits) + fits.size()));
+  assert_true(rows >= 1 && rows < 32);
+  const fs::path smaller = dir / "smaller";
+  r = run(dir, base + " --output '" + smaller.string() + "' --memory-budget " + budget +
+                   " --set training.batch_size=" + std::to_string(rows));
+  if (r.status != 0) fail_msg("batch_size %ld: exit %d: %s", rows, r.status, r.err.c_str());
+  const auto plan =
+      nlohmann::json::parse(read_text(smaller / "summary.json")).at("memory").at("plan");
+  assert_true(plan.at("measured_peak_bytes").get<long>() <=
+              plan.at("memory_budget").at("budget_bytes").get<long>());
   fs::remove_all(dir);
 }
 
@@ -315,6 +366,7 @@ int main() {
       cmocka_unit_test(test_trains_and_writes_files),
       cmocka_unit_test(predict_forecasts_new_data_with_a_saved_model),
       cmocka_unit_test(test_failures_exit_non_zero_with_one_line),
+      cmocka_unit_test(memory_budget_plans_or_says_what_fits),
       cmocka_unit_test(test_kill_9_inside_an_epoch_then_resume_ends_like_an_uninterrupted_run),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
