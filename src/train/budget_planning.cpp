@@ -227,10 +227,19 @@ class BudgetPlanner {
     for (int probe = 0; probe < kBatchSizeProbes && rows >= 1; ++probe) {
       const std::int64_t peak = rows == half ? half_peak : floor(rows);
       if (peak <= budget_) return BatchFit{rows, peak, true, fit.bytes_per_row};
+      if (rows == 1) {  // measured over the budget at one row: no batch size fits
+        fit.peak_bytes = peak;
+        fit.measured = true;
+        return fit;
+      }
       const auto over = static_cast<double>(peak - budget_) / fit.bytes_per_row;
-      rows -= std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(over)));
+      rows = std::max<std::int64_t>(
+          1, rows - std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(over))));
     }
-    if (rows >= 1) return BatchFit{rows, peak_at(rows), false, fit.bytes_per_row};
+    // Out of probes: the extrapolation, where it fits.
+    if (rows >= 1 && peak_at(rows) <= budget_) {
+      return BatchFit{rows, peak_at(rows), false, fit.bytes_per_row};
+    }
     fit.peak_bytes = peak_at(1);
     return fit;
   }
@@ -261,7 +270,8 @@ std::string no_plan_fits(const TFTModel& model, const BudgetRequest& budget,
             (fit.measured ? "measured: " : "extrapolated from " + std::string(per_row) + ": ") +
             format_bytes(fit.peak_bytes) + ")";
   } else if (fit.bytes_per_row > 0.0) {
-    text += "no batch_size fits (extrapolated from " + std::string(per_row) + ": " +
+    text += "no batch_size fits (" +
+            (fit.measured ? "measured: " : "extrapolated from " + std::string(per_row) + ": ") +
             format_bytes(fit.peak_bytes) + " at 1)";
   } else {
     text += "no smaller batch_size was measured to lower it";

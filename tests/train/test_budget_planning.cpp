@@ -21,6 +21,7 @@
 
 #include <torch/types.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -186,6 +187,29 @@ TFT_TEST(a_budget_below_every_plan_names_a_batch_size_that_fits) {
   assert_true(p.measured_peak_bytes <= budget);
 }
 
+// A budget under every plan even at one row: the message names no batch size (it measured
+// one row when the per-row extrapolation said it would fit).
+TFT_TEST(a_budget_below_one_row_names_no_batch_size) {
+  Fixture one(1);
+  std::int64_t at_one = -1;
+  for (const BoundaryDtype d :
+       {BoundaryDtype::kFloat32, BoundaryDtype::kBFloat16, BoundaryDtype::kInt8}) {
+    const std::int64_t peak = one.peak(every_unit(d));
+    at_one = at_one < 0 ? peak : std::min(at_one, peak);
+  }
+  Fixture f;
+  std::string message;
+  try {
+    f.plan(at_one - 1);
+  } catch (const tft::MemoryBudgetError& e) {
+    message = e.what();
+  }
+  std::printf("%s\n", message.c_str());
+  assert_true(message.find("; no batch_size fits (") != std::string::npos);
+  assert_true(message.find("; batch_size ") == std::string::npos);  // names none
+  assert_true(message.find(" at 1); ") != std::string::npos);
+}
+
 TFT_TEST(planning_leaves_the_model_and_random_stream_alone) {
   Fixture f;
   const std::int64_t none = f.peak(CheckpointConfig::none());
@@ -236,6 +260,7 @@ int main() {
       cmocka_unit_test(planned_peaks_fit_their_budgets_and_replay_exactly),
       cmocka_unit_test(compressed_boundaries_only_below_the_float32_floor),
       cmocka_unit_test(a_budget_below_every_plan_names_a_batch_size_that_fits),
+      cmocka_unit_test(a_budget_below_one_row_names_no_batch_size),
       cmocka_unit_test(planning_leaves_the_model_and_random_stream_alone),
       cmocka_unit_test(the_trainer_trains_under_a_budget_and_reports_it),
   };

@@ -171,3 +171,30 @@ def test_save_and_load(tmp_path: Path, reference: ReferenceRun) -> None:
         1 - memory.checkpointed_peak_bytes / memory.unchecked_peak_bytes
     )
     assert reference.report.memory.num_units == 6
+
+
+def test_a_memory_budget_by_dotted_key(tmp_path: Path) -> None:
+    """checkpoint.memory_budget through the C API: below every plan, Trainer() fails with the
+    planner's line and writes nothing; between every unit checkpointed and none, the training
+    step's measured peak stays within it."""
+    every_unit = {"strategy": "uniform", "interval": 1}
+    with tftrain.Trainer(tiny(tmp_path / "measured", checkpoint=every_unit)) as trainer:
+        memory = trainer.measure_memory()
+    budget = (memory.checkpointed_peak_bytes + memory.unchecked_peak_bytes) // 2
+
+    unfit = tmp_path / "unfit"
+    config = tiny(unfit, checkpoint={"strategy": "none"})
+    config["checkpoint.memory_budget"] = "1KiB"
+    with pytest.raises(tftrain.ConfigError, match="1 KiB fits no checkpoint plan at training.batch"):
+        tftrain.Trainer(config)
+    assert not unfit.exists()
+
+    config = tiny(tmp_path / "fit", checkpoint={"strategy": "none"})
+    config["checkpoint.memory_budget"] = 3 * 2**20  # read back in the largest exact unit
+    assert config["checkpoint.memory_budget"] == "3MiB"
+    config["checkpoint.memory_budget"] = None
+    assert "memory_budget" not in config["checkpoint"]
+    config["checkpoint.memory_budget"] = budget
+    with tftrain.Trainer(config) as trainer:
+        report = trainer.train()
+    assert 0 < report.peak_activation_bytes <= budget
