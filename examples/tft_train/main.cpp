@@ -20,7 +20,8 @@
 // --data with data.format parquet.
 // --use-gradient-checkpointing checkpoints every unit unless the YAML already chose a
 // strategy or a memory budget. --memory-budget is checkpoint.memory_budget ("3.5GiB", "900MiB",
-// bytes, or auto on CUDA): the planner fits the step to it. --use-qat turns training.qat on
+// bytes, or auto on CUDA): the planner fits the step to it, in place of the checkpoint section
+// the YAML or --set gave. --use-qat turns training.qat on
 // (with the YAML's other qat settings), and works together with checkpointing. Progress goes to
 // stderr (a bar on a terminal, one line per epoch otherwise), the summary to stdout. Exit
 // status: 0 done, 1 error, 2 bad command line or a memory budget that no checkpoint plan fits
@@ -172,9 +173,11 @@ int main(int argc, char** argv) {
                                  "turn gradient checkpointing off");
   use->excludes(no);
   CLI::Option* memory_budget =
-      app.add_option("--memory-budget", o.memory_budget,
-                     "checkpoint.memory_budget: the activation memory a step may use (3.5GiB, "
-                     "900MiB, bytes, or auto on CUDA); the planner picks the checkpointing")
+      app.add_option(
+             "--memory-budget", o.memory_budget,
+             "checkpoint.memory_budget: the activation memory a step may use (3.5GiB, "
+             "900MiB, bytes, or auto on CUDA); the planner picks the checkpointing, in place of "
+             "the configured strategy")
           ->type_name("SIZE");
   memory_budget->excludes(no);
   app.add_flag("--use-qat", o.use_qat,
@@ -266,6 +269,9 @@ int main(int argc, char** argv) {
     if (precision->count() > 0)
       config.training.precision = *tft::precision_from_string(o.precision);
     if (memory_budget->count() > 0) {
+      // The flag asks for the planner's choice: it replaces the strategy of the file (or of
+      // --set), as --no-gradient-checkpointing does, rather than clash with it.
+      config.checkpoint = tft::CheckpointConfig::none();
       try {
         tft::set_config_value(config, "checkpoint.memory_budget", o.memory_budget);
       } catch (const tft::ConfigError& e) {  // a bad flag value, as --epochs ten is
