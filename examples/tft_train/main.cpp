@@ -298,6 +298,14 @@ int main(int argc, char** argv) {
           config.training.precision == tft::Precision::Float32
               ? std::string()
               : std::string("; precision ") + tft::to_string(config.training.precision);
+      // center auto's pilot fits ran while the trainer was made: say what they chose.
+      const tft::TargetNormalizerConfig& normalizer =
+          trainer.dataset().transforms().target_normalizer;
+      if (config.data.target_normalizer.center == tft::TargetCenter::Auto) {
+        std::fprintf(stderr, "tft-train: target center %s, scope %s (%s)\n",
+                     tft::to_string(normalizer.center), tft::to_string(normalizer.scope),
+                     trainer.dataset().target_center_reason().c_str());
+      }
       std::fprintf(stderr,
                    "tft-train: %zu series, %zu training and %zu validation windows; %s%s%s\n",
                    trainer.dataset().series().size(), trainer.dataset().training_windows().size(),

@@ -17,6 +17,12 @@ std::string shortest_double(double value) {
   return buf;
 }
 
+std::string fixed_text(double value, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, value);
+  return buf;
+}
+
 std::string double_quoted(const std::string& text) {
   std::string out = "\"";
   for (const char ch : text) {

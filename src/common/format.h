@@ -12,6 +12,9 @@ namespace tft {
 // NaN and infinities come out as "nan", "inf", "-inf".
 std::string shortest_double(double value);
 
+// `value` with `decimals` digits after the point ("0.1237"), for figures in messages.
+std::string fixed_text(double value, int decimals);
+
 // `text` double-quoted with \", \\, \n, \t, \r and \xNN for other control characters escaped:
 // a valid YAML (and C) double-quoted scalar.
 std::string double_quoted(const std::string& text);

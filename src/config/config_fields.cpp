@@ -229,7 +229,7 @@ const std::vector<Field>& fields() {
     f.push_back(choice<TargetScope>(
         "data.target_normalizer.scope",
         [](TrainConfig& c) -> TargetScope& { return c.data.target_normalizer.scope; },
-        {TargetScope::Series, TargetScope::Encoder}));
+        {TargetScope::Auto, TargetScope::Series, TargetScope::Encoder}));
     f.push_back(choice<TargetCenter>(
         "data.target_normalizer.center",
         [](TrainConfig& c) -> TargetCenter& { return c.data.target_normalizer.center; },

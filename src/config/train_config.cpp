@@ -46,7 +46,7 @@ std::optional<ConfigProblem> data_problem(const DataConfig& d) {
   if (d.target.empty()) return problem("data.target", "required (the column to forecast)");
   if (d.target_normalizer.center != TargetCenter::Statistic &&
       d.target_normalizer.center != TargetCenter::Auto &&
-      d.target_normalizer.scope != TargetScope::Encoder) {
+      d.target_normalizer.scope == TargetScope::Series) {
     return problem("data.target_normalizer.center",
                    std::string(to_string(d.target_normalizer.center)) +
                        " needs data.target_normalizer.scope encoder (a series' statistics have "
@@ -407,7 +407,12 @@ bool operator!=(const TargetNormalizerConfig& a, const TargetNormalizerConfig& b
 }
 
 const char* to_string(TargetScope scope) {
-  return scope == TargetScope::Series ? "series" : "encoder";
+  switch (scope) {
+    case TargetScope::Auto: return "auto";
+    case TargetScope::Series: return "series";
+    case TargetScope::Encoder: return "encoder";
+  }
+  return "?";
 }
 
 const char* to_string(TargetCenter center) {

@@ -56,6 +56,8 @@ enum class ScalingMode {
 // when to use which). The model sees and predicts (T(y) - center) / scale, where T is the
 // transformation; forecasts are written back as T^-1(prediction * scale + center).
 enum class TargetScope {
+  Auto,     // "auto": encoder, unless center auto's pilot fits choose series (with center
+            // statistic; train/center_selection.h). Never saved: a model keeps its choice
   Series,   // "series": center and scale fitted on the training part of each series
             // (data.scaling per_series), of all series (global), or none (0 and 1)
   Encoder,  // "encoder": center and scale of each window's encoder steps, so the model
@@ -63,9 +65,11 @@ enum class TargetScope {
 };
 
 enum class TargetCenter {
-  Auto,       // "auto": chosen when the data loads (DatasetBuilder::resolve_target_center):
-              // seasonal for sub-daily data whose daily season fits in the encoder, last
-              // otherwise, statistic under scope series. Never saved: a model keeps its choice
+  Auto,       // "auto": chosen by pilot fits on the training part when the trainer starts
+              // (train/center_selection.h) among last, seasonal (when a season fits in the
+              // encoder) and, under scope auto, statistic with scope series; statistic alone
+              // under scope series. Where no pilot can run, the data's rule when it loads
+              // (DatasetBuilder::resolve_target_center). Never saved: a model keeps its choice
   Statistic,  // "statistic": the method's center (mean, or median for robust)
   Last,       // "last": the last encoder value (scope encoder only): the model forecasts the
               // change from it, and its untrained output is the naive forecast
@@ -86,7 +90,7 @@ enum class TargetTransformation {
 };
 
 struct TargetNormalizerConfig {
-  TargetScope scope = TargetScope::Encoder;
+  TargetScope scope = TargetScope::Auto;
   TargetCenter center = TargetCenter::Auto;
   TargetMethod method = TargetMethod::Standard;
   TargetTransformation transformation = TargetTransformation::None;

@@ -74,29 +74,29 @@ void DatasetBuilder::fit_scalers() {
     std::vector<std::vector<std::string>> groups;
     for (const SeriesInfo& info : ds_.series_) groups.push_back(info.group_values);
     // The target's statistics are of its transformed values, by the normaliser's method.
-    const std::size_t target = plan_.target_index(data_.target);
-    const auto column_stats = [&](std::size_t c, const std::vector<RowRange>& parts) {
-      return c == target ? fit_target_stats(target_normalizer_, ds_.reals_[c], parts)
-                         : compute_stats(ds_.reals_[c], parts);
-    };
-    ds_.transforms_.scaler = fit_scaler(data_.scaling, ds_.real_names_, std::move(groups),
-                                        training_parts(), column_stats);
+    ds_.transforms_.scaler =
+        fit_reals_scaler(data_.scaling, ds_.real_names_, std::move(groups), training_parts(),
+                         ds_.reals_, plan_.target_index(data_.target), target_normalizer_);
     ds_.transforms_.static_scaler =
         fit_static_scaler(data_.scaling, static_names, ds_.static_reals_);
   }
   locate_statistics(static_names);
 }
 
-// center auto's choice, made once when a model is fitted (a saved model keeps its own), then
-// the season of center seasonal's decoder centers: the saved model's, else model.seasonality,
-// else inferred from the time step; it must fit in the encoder, where the centers are read.
+// center auto's provisional choice, made once when a model is fitted (a saved model keeps its
+// own), then the season of center seasonal's decoder centers: the saved model's, else
+// model.seasonality, else inferred from the time step; it must fit in the encoder, where the
+// centers are read. The trainer replaces the provisional choice with the winner of pilot fits
+// on the training part (train/center_selection.h); this rule is what stands where no pilot
+// can run, and what a dataset loaded on its own gets.
 //
-// Why auto chooses so (BENCHMARKS.md, "The target center and conformal calibration"): on four
-// public sets, centering each decoder step one season back cut P50 q-risk by 19-45% on
-// sub-daily data with a daily cycle and cost 25-32% on daily data with a weekly cycle, where
-// the weekly pattern is weaker than the level the last value carries.
+// Why the rule chooses so (BENCHMARKS.md, "The target center and conformal calibration"): on
+// four public sets, centering each decoder step one season back cut P50 q-risk by 19-45% on
+// sub-daily data with a daily cycle and cost 25-32% on daily data with a weekly cycle. Issue
+// 39's hourly panel is the counter-example that made the pilot fits the default.
 void DatasetBuilder::resolve_target_center() {
   TargetCenter& center = target_normalizer_.center;
+  TargetScope& scope = target_normalizer_.scope;
   std::int64_t season = 0;
   std::string source = "model.seasonality";
   if (fitted_ != nullptr) {
@@ -107,8 +107,10 @@ void DatasetBuilder::resolve_target_center() {
   } else {
     season = infer_seasonality(ds_, source);
   }
+  ds_.known_season_ = season;
   if (center == TargetCenter::Auto) {
-    if (target_normalizer_.scope != TargetScope::Encoder) {
+    ds_.center_provisional_ = scope != TargetScope::Series;
+    if (scope == TargetScope::Series) {
       center = TargetCenter::Statistic;
       ds_.target_center_reason_ = "auto: scope series";
     } else if (!is_sub_daily(ds_)) {
@@ -129,6 +131,9 @@ void DatasetBuilder::resolve_target_center() {
   } else {
     ds_.target_center_reason_ = fitted_ != nullptr ? "the saved model's" : "configured";
   }
+  // Scope auto: the encoder's, the one the provisional centers need (a statistic center
+  // under scope auto is the encoder window's statistic, as before scope auto existed).
+  if (scope == TargetScope::Auto) scope = TargetScope::Encoder;
   if (center != TargetCenter::Seasonal) return;
   if (season <= 0) {
     fail(source_.header_position(),

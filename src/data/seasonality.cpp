@@ -1,5 +1,6 @@
 #include "data/seasonality.h"
 
+#include <algorithm>
 #include <map>
 
 #include "common/format.h"
@@ -82,6 +83,25 @@ std::int64_t infer_seasonality(const TimeSeriesDataset& dataset, std::string& so
   source = "no season known for a time step of " +
            shortest_double(static_cast<double>(step.step) / 1e6) + " s; set model.seasonality";
   return 0;
+}
+
+std::vector<std::int64_t> candidate_seasons(const TimeSeriesDataset& dataset, std::int64_t season,
+                                            std::int64_t max_rows) {
+  std::vector<std::int64_t> seasons;
+  if (season > 0) seasons.push_back(season);
+  if (is_sub_daily(dataset)) {
+    const std::int64_t step = series_time_step(dataset, 0).step;
+    if (kMicrosPerDay % step == 0) {
+      seasons.push_back(kMicrosPerDay / step);
+      seasons.push_back(7 * (kMicrosPerDay / step));
+    }
+  }
+  std::sort(seasons.begin(), seasons.end());
+  seasons.erase(std::unique(seasons.begin(), seasons.end()), seasons.end());
+  seasons.erase(
+      std::remove_if(seasons.begin(), seasons.end(), [&](std::int64_t m) { return m > max_rows; }),
+      seasons.end());
+  return seasons;
 }
 
 }  // namespace tft

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "data/time_series_dataset.h"
 
@@ -32,6 +33,13 @@ int weekday_of(std::int64_t micros);
 // business-daily; 0 for other steps and integer times. `source` says how, or why
 // not ("hourly data", "integer times have no known season; set model.seasonality").
 std::int64_t infer_seasonality(const TimeSeriesDataset& dataset, std::string& source);
+
+// Every season worth a seasonal naive forecast, ascending and without repeats: `season` (the
+// configured or inferred one; left out when 0), and for sub-daily data whose step divides a
+// day, the day and the week in rows (24 and 168 for hourly data). Seasons longer than
+// `max_rows` (the encoder, where the values are read) are left out.
+std::vector<std::int64_t> candidate_seasons(const TimeSeriesDataset& dataset, std::int64_t season,
+                                            std::int64_t max_rows);
 
 // The row of the seasonal naive forecast of decoder step h (0-based) for a window whose last
 // encoder row is `last`: the row m * ceil((h + 1) / m) before step h's own row, which lies in

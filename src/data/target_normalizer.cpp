@@ -102,6 +102,18 @@ ScalerStats fit_target_stats(const TargetNormalizerConfig& normalizer,
   return stats;
 }
 
+StandardScaler fit_reals_scaler(ScalingMode mode, std::vector<std::string> names,
+                                std::vector<std::vector<std::string>> groups,
+                                const std::vector<RowRange>& parts,
+                                const std::vector<std::vector<float>>& columns, std::size_t target,
+                                const TargetNormalizerConfig& normalizer) {
+  const auto column_stats = [&](std::size_t c, const std::vector<RowRange>& rows) {
+    return c == target ? fit_target_stats(normalizer, columns[c], rows)
+                       : compute_stats(columns[c], rows);
+  };
+  return fit_scaler(mode, std::move(names), std::move(groups), parts, column_stats);
+}
+
 ScalerStats fit_encoder_stats(const TargetNormalizerConfig& normalizer, const float* values,
                               std::size_t count, const ScalerStats& series_stats) {
   std::vector<double> transformed(count);

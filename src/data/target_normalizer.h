@@ -52,6 +52,15 @@ ScalerStats fit_target_stats(const TargetNormalizerConfig& normalizer,
 ScalerStats fit_encoder_stats(const TargetNormalizerConfig& normalizer, const float* values,
                               std::size_t count, const ScalerStats& series_stats);
 
+// The scaler of the time-varying reals `columns` (named `names`; data.scaling's `mode`),
+// fitted on the series' `parts` (`groups` their group values): column `target` by the
+// normaliser (fit_target_stats), the others by compute_stats.
+StandardScaler fit_reals_scaler(ScalingMode mode, std::vector<std::string> names,
+                                std::vector<std::vector<std::string>> groups,
+                                const std::vector<RowRange>& parts,
+                                const std::vector<std::vector<float>>& columns, std::size_t target,
+                                const TargetNormalizerConfig& normalizer);
+
 // {"scope": "encoder", "center": "last", "method": "standard", "transformation": "none"}
 nlohmann::json target_normalizer_to_json(const TargetNormalizerConfig& config);
 // DataError naming the key and the value when the JSON is not such an object.

@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -133,6 +134,28 @@ class TimeSeriesDataset {
   // "the saved model's", or center auto's reason ("auto: sub-daily data, a season of 48 rows
   // (model.seasonality)").
   const std::string& target_center_reason() const { return target_center_reason_; }
+  // center auto resolved here by the time-step rule alone (no evidence yet): the trainer may
+  // choose again by pilot fits (train/center_selection.h) and recenter().
+  bool target_center_is_provisional() const { return center_provisional_; }
+  // The season a seasonal center would use, in rows (model.seasonality, the saved model's, or
+  // inferred from the time step), whether or not the center is seasonal; 0: none known.
+  std::int64_t known_season() const { return known_season_; }
+
+  // Another centre and scope for the target (both resolved: no auto), with `reason` as
+  // target_center_reason(). The series' statistics do not depend on either, so nothing is
+  // refitted. Seasonal needs known_season() within the encoder (ConfigError otherwise).
+  void recenter(TargetScope scope, TargetCenter center, std::string reason);
+
+  // A dataset for a pilot fit on the training part alone: each series cut to its training
+  // rows, whose last rows (config.split's rule applied to them; 20% when it has none) become
+  // the validation part, windowed by config.windows; the
+  // scalers refitted on what is left, the target normalised with `scope` and `center`; the
+  // encoders kept. Windows are thinned evenly to at most `max_training_windows` and
+  // `max_validation_windows`. Nothing when no series leaves a validation window.
+  std::optional<TimeSeriesDataset> training_holdout(const TrainConfig& config, TargetScope scope,
+                                                    TargetCenter center,
+                                                    std::size_t max_training_windows,
+                                                    std::size_t max_validation_windows) const;
   const std::vector<SeriesInfo>& series() const { return series_; }
   std::int64_t num_rows() const { return static_cast<std::int64_t>(times_.size()); }
   std::int64_t encoder_length() const { return encoder_length_; }
@@ -204,6 +227,8 @@ class TimeSeriesDataset {
   InputSchema schema_;
   DataTransforms transforms_;
   std::string target_center_reason_;
+  bool center_provisional_ = false;
+  std::int64_t known_season_ = 0;
   std::vector<SeriesInfo> series_;
   std::int64_t encoder_length_ = 0;
   std::int64_t prediction_length_ = 0;

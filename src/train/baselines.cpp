@@ -1,6 +1,7 @@
 #include "train/baselines.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include <nlohmann/json.hpp>
@@ -72,19 +73,31 @@ BaselineScores score_baselines(const TimeSeriesDataset& dataset, const std::vect
                                std::int64_t configured_seasonality) {
   BaselineScores scores;
   scores.naive = score(dataset, windows, quantiles, naive_forecast, 0);
-  if (configured_seasonality > 0) {
-    scores.seasonality = configured_seasonality;
-    scores.seasonality_source = "model.seasonality";
-  } else {
-    scores.seasonality = infer_seasonality(dataset, scores.seasonality_source);
-  }
-  if (scores.seasonality > dataset.encoder_length()) {
+  std::string source = "model.seasonality";
+  const std::int64_t season =
+      configured_seasonality > 0 ? configured_seasonality : infer_seasonality(dataset, source);
+  scores.seasonality_source = source;
+  if (season > dataset.encoder_length()) {
     scores.seasonality_source += ": not scored, longer than windows.encoder_length " +
                                  std::to_string(dataset.encoder_length());
-  } else if (scores.seasonality > 0) {
-    scores.seasonal_naive =
-        score(dataset, windows, quantiles, seasonal_naive_forecast, scores.seasonality);
   }
+  const std::vector<std::int64_t> seasons =
+      candidate_seasons(dataset, season, dataset.encoder_length());
+  std::string scored;
+  for (const std::int64_t m : seasons) {
+    SeasonalNaiveScore s{m, score(dataset, windows, quantiles, seasonal_naive_forecast, m)};
+    const bool better = scores.seasonal_naive.windows == 0 ||
+                        s.metrics.q_risk_p50 < scores.seasonal_naive.q_risk_p50 ||
+                        (!std::isfinite(scores.seasonal_naive.q_risk_p50) &&
+                         s.metrics.loss < scores.seasonal_naive.loss);
+    if (better) {
+      scores.seasonality = m;
+      scores.seasonal_naive = s.metrics;
+    }
+    scored += (scored.empty() ? "" : ", ") + std::to_string(m);
+    scores.seasonal_naive_by_season.push_back(std::move(s));
+  }
+  if (seasons.size() > 1) scores.seasonality_source += "; the best of m = " + scored;
   return scores;
 }
 
@@ -96,6 +109,13 @@ nlohmann::ordered_json baseline_scores_to_json(const BaselineScores& scores) {
                             : nlohmann::ordered_json();
   j["seasonality"] = scores.seasonality;
   j["seasonality_source"] = scores.seasonality_source;
+  nlohmann::ordered_json by_season = nlohmann::ordered_json::array();
+  for (const SeasonalNaiveScore& s : scores.seasonal_naive_by_season) {
+    by_season.push_back({{"seasonality", s.seasonality},
+                         {"q_risk_p50", s.metrics.q_risk_p50},
+                         {"q_risk_p90", s.metrics.q_risk_p90}});
+  }
+  j["seasonal_naive_by_season"] = by_season;
   return j;
 }
 

@@ -9,8 +9,10 @@
 //
 // The seasonality is model.seasonality when set, else inferred from the first series' time
 // step (infer_seasonality, data/seasonality.h): 24 for hourly data, 7 for daily, 5 for
-// business-daily; nothing for other steps or integer times. Only the encoder is looked at, so the
-// seasonal naive is scored only when m <= encoder_length.
+// business-daily; nothing for other steps or integer times. Sub-daily data is also scored at
+// the day and the week in rows (24 and 168 for hourly data; candidate_seasons), and the best
+// of these by P50 q-risk is the seasonal naive a run reports and has to beat. Only the encoder
+// is looked at, so a season is scored only when m <= encoder_length.
 #pragma once
 
 #include <cstdint>
@@ -26,13 +28,22 @@
 
 namespace tft {
 
+// The seasonal naive forecast at one season of m rows.
+struct SeasonalNaiveScore {
+  std::int64_t seasonality = 0;
+  ValidationMetrics metrics;
+};
+
 struct BaselineScores {
-  ValidationMetrics naive;       // windows == 0: no validation windows
-  std::int64_t seasonality = 0;  // rows per season; 0: none known
-  // Where the seasonality came from ("model.seasonality", "hourly data", ...), or why the
-  // seasonal naive was not scored.
+  ValidationMetrics naive;  // windows == 0: no validation windows
+  // The best seasonal naive's rows per season; 0: none scored.
+  std::int64_t seasonality = 0;
+  // Where the seasonality came from ("model.seasonality", "hourly data", ...), with "the best
+  // of m = 24, 168" when several were scored, or why the seasonal naive was not scored.
   std::string seasonality_source;
-  ValidationMetrics seasonal_naive;  // windows == 0: not scored (see seasonality_source)
+  ValidationMetrics seasonal_naive;  // the best; windows == 0: not scored (seasonality_source)
+  // Every season scored, ascending (the best among them).
+  std::vector<SeasonalNaiveScore> seasonal_naive_by_season;
 };
 
 // Both baselines over `windows`. configured_seasonality: model.seasonality (0: infer).
@@ -41,7 +52,8 @@ BaselineScores score_baselines(const TimeSeriesDataset& dataset, const std::vect
                                std::int64_t configured_seasonality);
 
 // {"naive": {validation metrics}, "seasonal_naive": {...} or null, "seasonality": m,
-//  "seasonality_source": "..."}
+//  "seasonality_source": "...", "seasonal_naive_by_season": [{"seasonality": m,
+//  "q_risk_p50": ..., "q_risk_p90": ...}, ...]}
 nlohmann::ordered_json baseline_scores_to_json(const BaselineScores& scores);
 
 // A warning for each baseline whose P50 q-risk is at or below the model's `metrics` (empty

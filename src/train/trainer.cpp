@@ -15,6 +15,7 @@
 #include "model/fake_quantizer.h"
 #include "train/atomic_file.h"
 #include "train/budget_planning.h"
+#include "train/center_selection.h"
 #include "train/checkpoint_planning.h"
 #include "train/device.h"
 #include "train/gradient_buffers.h"
@@ -47,6 +48,7 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
                       std::to_string(dataset.encoder_length()) + ", prediction " +
                       std::to_string(dataset.prediction_length()) + ") than the config's");
   }
+  choose_target_center(config, dataset);  // center auto: pilot fits, before this trainer's model
   state_ = std::make_unique<TrainerState>(std::move(config), std::move(dataset));
   TrainerState& state = *state_;
   const Isolation::Scope isolated(state.isolation);
@@ -179,6 +181,8 @@ const TimeSeriesDataset& Trainer::dataset() const { return state_->dataset; }
 const ModelConfig& Trainer::model_config() const { return state_->model_config; }
 TFTModel& Trainer::model() { return state_->model; }
 
+void Trainer::write_no_files() { state_->writes_files = false; }
+
 fs::path Trainer::output_directory() const { return fs::path(state_->config.output.directory); }
 fs::path Trainer::snapshot_path() const { return output_directory() / "snapshots" / "last.pt"; }
 
@@ -299,7 +303,7 @@ MemoryReport Trainer::memory_report() {
 TrainReport Trainer::train(const ProgressCallback& progress, bool resume) {
   const Isolation::Scope isolated(state_->isolation);
   const memory::BlockCacheScope reuse_freed_blocks_while_training;
-  ensure_directory(output_directory());
+  if (state_->writes_files) ensure_directory(output_directory());
   return TrainingRun(*this, *state_, progress, cancel_requested_).run(resume);
 }
 

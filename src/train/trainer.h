@@ -112,6 +112,10 @@ class Trainer {
   // into `directory` instead of the output directory's model/ when it is not empty.
   void save_model(const std::filesystem::path& directory = {}) const;
 
+  // From now on train() writes no file: no snapshot, metrics.jsonl, model/ or forecasts (center
+  // auto's pilot fits, train/center_selection.h). Internal to src/train.
+  void write_no_files();
+
   const TrainConfig& config() const;
   const TimeSeriesDataset& dataset() const;
   const ModelConfig& model_config() const;

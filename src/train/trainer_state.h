@@ -48,9 +48,15 @@ struct TrainerState {
   std::optional<CheckpointPlan> plan;      // dynamic checkpointing: what the model runs
   std::unique_ptr<DataParallel> parallel;  // this process's rank in a job (a group of one alone)
   Isolation isolation;  // this trainer's generators, recompute clock and memory account
+  // False for center auto's pilot fits (Trainer::write_no_files): no snapshot, metrics.jsonl,
+  // model/ or forecast files.
+  bool writes_files = true;
 
   TrainerState(TrainConfig c, TimeSeriesDataset d)
       : config(std::move(c)), dataset(std::move(d)), isolation(config.training.seed) {}
+
+  // Whether this trainer writes the run's files: rank 0 of a job, unless writes_files is off.
+  bool writes_outputs() const { return writes_files && parallel->writes_outputs(); }
 
   // This rank's share of each of the epoch's global batches (data_parallel.h).
   std::vector<RankBatch> epoch_batches(std::int64_t epoch) const {

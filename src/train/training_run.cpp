@@ -231,7 +231,7 @@ void TrainingRun::run_step(Epoch& epoch, std::int64_t step, memory::MemoryMeter&
   if (!skipped) state_.optimizer->step();
   if (state_.loss_scaler) state_.loss_scaler->update();
   if (training.snapshot_every_steps > 0 && run_step % training.snapshot_every_steps == 0 &&
-      step + 1 < epoch.steps && state_.parallel->writes_outputs()) {
+      step + 1 < epoch.steps && state_.writes_outputs()) {
     save_mid_epoch_snapshot(epoch, step + 1);
   }
   if (progress_) report_step(epoch, step);
@@ -372,7 +372,7 @@ void TrainingRun::record_epoch(const EpochMetrics& metrics, const Epoch& epoch) 
   saved_.early_stopping = early_stopping_.state();
   saved_.history.push_back(metrics);
   saved_.loss_scaler = state_.loss_scaler_state();
-  if (state_.parallel->writes_outputs()) {
+  if (state_.writes_outputs()) {
     save_snapshot(trainer_.snapshot_path(), saved_, state_.model, state_.best_weights,
                   *state_.optimizer, RngState::capture(state_.device));
     std::string lines;
@@ -399,7 +399,7 @@ TrainReport TrainingRun::finish_run() {
   restore_best_weights();
   TrainReport report = make_report();
   report.calibration = trainer_.calibrate();
-  if (state_.parallel->writes_outputs()) write_outputs(report);
+  if (state_.writes_outputs()) write_outputs(report);
   return report;
 }
 
@@ -417,7 +417,7 @@ void TrainingRun::throw_numerical_error(const std::string& what, double learning
   } else {
     kept = "the model keeps the weights of epoch " + std::to_string(early_stopping_.best_epoch()) +
            " (loss " + loss_text(early_stopping_.best()) + ")";
-    if (state_.parallel->writes_outputs()) {
+    if (state_.writes_outputs()) {
       try {
         trainer_.save_model();
         kept += ", saved to " + (trainer_.output_directory() / "model").string();

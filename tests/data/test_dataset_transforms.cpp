@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -292,6 +293,116 @@ TFT_TEST(auto_center_chooses_by_time_step) {
   assert_string_equal(last.target_center_reason().c_str(), "configured");
 }
 
+// Scope auto with center auto leaves the choice open for the trainer's pilots (provisional);
+// scope series or a configured center does not.
+TFT_TEST(auto_scope_and_center_are_provisional) {
+  TrainConfig c = base_config();
+  c.data.group_columns = {};
+  c.split.validation_steps = 2;
+  assert_true(c.data.target_normalizer.scope == tft::TargetScope::Auto);  // the default
+  std::string text = "t,y\n";
+  for (int i = 0; i < 40; ++i) text += std::to_string(i) + "," + std::to_string(i % 5) + "\n";
+  const TimeSeriesDataset open = load(text, c);
+  assert_true(open.target_center_is_provisional());
+  // Resolved for the data all the same: what a dataset loaded on its own runs with.
+  assert_true(open.transforms().target_normalizer.scope == tft::TargetScope::Encoder);
+  assert_true(open.transforms().target_normalizer.center == tft::TargetCenter::Last);
+  TrainConfig series = c;
+  series.data.target_normalizer.scope = tft::TargetScope::Series;
+  assert_false(load(text, series).target_center_is_provisional());
+  TrainConfig fixed = c;
+  fixed.data.target_normalizer.center = tft::TargetCenter::Last;
+  const TimeSeriesDataset configured = load(text, fixed);
+  assert_false(configured.target_center_is_provisional());
+  assert_true(configured.transforms().target_normalizer.scope == tft::TargetScope::Encoder);
+}
+
+// recenter() switches center and scope without refitting; seasonal needs a season that fits.
+TFT_TEST(recenter_switches_the_center) {
+  TrainConfig c = base_config();
+  c.data.group_columns = {};
+  c.split.validation_steps = 2;
+  c.model.seasonality = 3;
+  std::string text = "t,y\n";
+  for (int i = 0; i < 40; ++i) text += std::to_string(i) + "," + std::to_string(i % 3) + "\n";
+  TimeSeriesDataset ds = load(text, c);
+  assert_int_equal(ds.known_season(), 3);
+  const tft::StandardScaler scaler = ds.transforms().scaler;
+  ds.recenter(tft::TargetScope::Series, tft::TargetCenter::Statistic, "because");
+  assert_false(ds.target_center_is_provisional());
+  assert_string_equal(ds.target_center_reason().c_str(), "because");
+  assert_true(ds.transforms().scaler == scaler);
+  assert_int_equal(ds.transforms().target_season, 0);
+  // Scope series: every window has the series' statistics.
+  const tft::ScalerStats a = ds.target_normalization(0, 0), b = ds.target_normalization(0, 7);
+  assert_true(a.mean == b.mean && a.scale == b.scale);
+  ds.recenter(tft::TargetScope::Encoder, tft::TargetCenter::Seasonal, "seasonal");
+  assert_int_equal(ds.transforms().target_season, 3);
+  TFT_ASSERT_THROWS_WITH(ds.recenter(tft::TargetScope::Series, tft::TargetCenter::Last, "x"),
+                         tft::ConfigError, "recenter: center last needs scope encoder");
+  TFT_ASSERT_THROWS_WITH(ds.recenter(tft::TargetScope::Auto, tft::TargetCenter::Last, "x"),
+                         tft::ConfigError, "must be resolved");
+  TrainConfig long_season = c;
+  long_season.model.seasonality = 50;
+  long_season.data.target_normalizer.center = tft::TargetCenter::Last;
+  TimeSeriesDataset no_fit = load(text, long_season);
+  TFT_ASSERT_THROWS_WITH(
+      no_fit.recenter(tft::TargetScope::Encoder, tft::TargetCenter::Seasonal, "x"),
+      tft::ConfigError, "center seasonal needs a season within the encoder (season 50");
+}
+
+// A pilot's dataset sees the training part alone: its windows end before the validation rows,
+// its own holdout is the training part's end (the config's split rule), its scaler is refitted
+// on what is left, and its windows are thinned evenly to the limits.
+TFT_TEST(training_holdout_carves_the_training_part) {
+  TrainConfig c = base_config();
+  c.split.validation_steps = 4;
+  std::string text = "g,t,y\n";
+  for (const char* g : {"A", "B"}) {
+    for (int t = 0; t < 30; ++t) {
+      const double y = t < 26 ? (g[0] == 'A' ? t : 2.0 * t) : 1e6;  // validation rows: extreme
+      text += std::string(g) + "," + std::to_string(t) + "," + std::to_string(y) + "\n";
+    }
+  }
+  const TimeSeriesDataset ds = load(text, c);
+  const std::optional<TimeSeriesDataset> pilot =
+      ds.training_holdout(c, tft::TargetScope::Series, tft::TargetCenter::Statistic, 1000, 1000);
+  assert_true(pilot.has_value());
+  const std::int64_t span = c.windows.encoder_length + c.windows.prediction_length;
+  for (std::size_t s = 0; s < 2; ++s) {
+    assert_int_equal(pilot->series()[s].length, 26);
+    assert_int_equal(pilot->series()[s].train_rows, 22);
+  }
+  for (const tft::Window& w : pilot->training_windows()) assert_true(w.start + span <= 22);
+  for (const tft::Window& w : pilot->validation_windows()) {
+    assert_true(w.start + span <= 26);
+    assert_true(w.start + span > 22);
+  }
+  assert_false(pilot->validation_windows().empty());
+  // Series A's target over t = 0 ... 21: mean 10.5.
+  assert_true(std::fabs(pilot->target_stats(0).mean - 10.5) < 1e-9);
+  assert_true(std::fabs(ds.target_stats(0).mean - 12.5) < 1e-9);  // the full training part's
+  assert_true(pilot->transforms().target_normalizer.scope == tft::TargetScope::Series);
+  assert_true(pilot->transforms().target_normalizer.center == tft::TargetCenter::Statistic);
+
+  const std::optional<TimeSeriesDataset> thin =
+      ds.training_holdout(c, tft::TargetScope::Encoder, tft::TargetCenter::Last, 5, 2);
+  assert_int_equal(static_cast<int>(thin->training_windows().size()), 5);
+  assert_int_equal(static_cast<int>(thin->validation_windows().size()), 2);
+  // Evenly: the first window of series A and a window of series B are both kept.
+  assert_int_equal(static_cast<int>(thin->training_windows().front().series), 0);
+  assert_int_equal(static_cast<int>(thin->training_windows().back().series), 1);
+
+  // A training part too short to hold a validation window out: nothing.
+  TrainConfig tight = c;
+  tight.split.validation_steps = 30 - span;  // the training part is one window
+  const TimeSeriesDataset short_train = load(text, tight);
+  assert_false(
+      short_train
+          .training_holdout(tight, tft::TargetScope::Encoder, tft::TargetCenter::Last, 100, 100)
+          .has_value());
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scaling_fitted_on_training_part_only),
@@ -300,6 +411,9 @@ int main() {
       cmocka_unit_test(test_transforms_json_and_fitted_loading),
       cmocka_unit_test(seasonal_center_keeps_its_season),
       cmocka_unit_test(auto_center_chooses_by_time_step),
+      cmocka_unit_test(auto_scope_and_center_are_provisional),
+      cmocka_unit_test(recenter_switches_the_center),
+      cmocka_unit_test(training_holdout_carves_the_training_part),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

@@ -1,0 +1,81 @@
+// The target center chosen after loading: recenter(), and the datasets of center auto's pilot
+// fits, carved from the training part alone (training_holdout(); train/center_selection.h).
+#include <utility>
+
+#include "common/error.h"
+#include "data/target_normalizer.h"
+#include "data/time_series_dataset.h"
+#include "data/window_sampler.h"
+
+namespace tft {
+
+namespace {
+
+// At most `limit` of `windows`, evenly spaced in their order (series, then time).
+void thin_evenly(std::vector<Window>& windows, std::size_t limit) {
+  if (windows.size() <= limit) return;
+  std::vector<Window> kept;
+  kept.reserve(limit);
+  for (std::size_t i = 0; i < limit; ++i) kept.push_back(windows[i * windows.size() / limit]);
+  windows = std::move(kept);
+}
+
+}  // namespace
+
+void TimeSeriesDataset::recenter(TargetScope scope, TargetCenter center, std::string reason) {
+  if (scope == TargetScope::Auto || center == TargetCenter::Auto) {
+    throw ConfigError("recenter: the scope and center must be resolved (not auto)");
+  }
+  if (center != TargetCenter::Statistic && scope == TargetScope::Series) {
+    throw ConfigError(std::string("recenter: center ") + to_string(center) +
+                      " needs scope encoder");
+  }
+  if (center == TargetCenter::Seasonal && (known_season_ <= 0 || known_season_ > encoder_length_)) {
+    throw ConfigError("recenter: center seasonal needs a season within the encoder (season " +
+                      std::to_string(known_season_) + ", encoder " +
+                      std::to_string(encoder_length_) + ")");
+  }
+  transforms_.target_normalizer.scope = scope;
+  transforms_.target_normalizer.center = center;
+  transforms_.target_season = center == TargetCenter::Seasonal ? known_season_ : 0;
+  target_center_reason_ = std::move(reason);
+  center_provisional_ = false;
+}
+
+std::optional<TimeSeriesDataset> TimeSeriesDataset::training_holdout(
+    const TrainConfig& config, TargetScope scope, TargetCenter center,
+    std::size_t max_training_windows, std::size_t max_validation_windows) const {
+  SplitConfig split = config.split;
+  const bool has_split = (split.validation_steps && *split.validation_steps > 0) ||
+                         (split.validation_fraction && *split.validation_fraction > 0.0);
+  if (!has_split) split = SplitConfig{0.2, std::nullopt};
+  TimeSeriesDataset pilot = *this;
+  pilot.training_windows_.clear();
+  pilot.validation_windows_.clear();
+  std::vector<RowRange> parts;
+  std::vector<std::vector<std::string>> groups;
+  for (std::size_t s = 0; s < pilot.series_.size(); ++s) {
+    SeriesInfo& info = pilot.series_[s];
+    info.length = info.train_rows;
+    info.train_rows = info.length - validation_rows(info.length, split);
+    if (info.train_rows < 1) info.train_rows = info.length;  // too short to hold anything out
+    parts.push_back(RowRange{info.offset, info.train_rows});
+    groups.push_back(info.group_values);
+    append_series_windows(static_cast<std::uint32_t>(s), info.length, info.train_rows,
+                          config.windows, pilot.training_windows_, pilot.validation_windows_);
+  }
+  if (pilot.training_windows_.empty() || pilot.validation_windows_.empty()) return std::nullopt;
+  thin_evenly(pilot.training_windows_, max_training_windows);
+  thin_evenly(pilot.validation_windows_, max_validation_windows);
+  // Refitted on the shortened training parts, so the held-out rows shape no statistic.
+  TargetNormalizerConfig normalizer = transforms_.target_normalizer;
+  normalizer.scope = scope;
+  normalizer.center = center;
+  pilot.transforms_.scaler =
+      fit_reals_scaler(transforms_.scaler.mode(), real_names_, std::move(groups), parts, reals_,
+                       static_cast<std::size_t>(target_index_), normalizer);
+  pilot.recenter(scope, center, "pilot");
+  return pilot;
+}
+
+}  // namespace tft

@@ -1,0 +1,117 @@
+#include "train/center_selection.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/format.h"
+#include "distributed/launch_env.h"
+#include "train/metrics.h"
+#include "train/trainer.h"
+
+namespace tft {
+
+namespace {
+
+struct Candidate {
+  TargetScope scope;
+  TargetCenter center;
+};
+
+std::string candidate_name(const Candidate& c, std::int64_t season) {
+  std::string name = to_string(c.center);
+  if (c.center == TargetCenter::Seasonal) name += " (" + std::to_string(season) + " rows)";
+  if (c.scope == TargetScope::Series) name += " (scope series)";
+  return name;
+}
+
+std::vector<Candidate> candidates(const TrainConfig& config, const TimeSeriesDataset& dataset) {
+  std::vector<Candidate> out{{TargetScope::Encoder, TargetCenter::Last}};
+  if (dataset.known_season() > 0 && dataset.known_season() <= config.windows.encoder_length) {
+    out.push_back({TargetScope::Encoder, TargetCenter::Seasonal});
+  }
+  if (config.data.target_normalizer.scope == TargetScope::Auto) {
+    out.push_back({TargetScope::Series, TargetCenter::Statistic});
+  }
+  return out;
+}
+
+// The pilot's training settings: the config's model, optimiser and schedule, fewer epochs,
+// no checkpointing (memory is not what is compared), no QAT, no calibration.
+TrainConfig pilot_config(const TrainConfig& config, const Candidate& c) {
+  TrainConfig pilot = config;
+  pilot.data.target_normalizer.scope = c.scope;
+  pilot.data.target_normalizer.center = c.center;
+  pilot.training.epochs = std::min(config.training.epochs, kPilotEpochs);
+  pilot.training.snapshot_every_steps = 0;
+  pilot.training.qat = QatConfig{};
+  pilot.checkpoint = CheckpointConfig{};
+  pilot.output.calibration = CalibrationMethod::None;
+  return pilot;
+}
+
+// Pilot trainers would join the job's collectives; its ranks keep the time-step rule instead.
+bool in_a_job() {
+  const std::optional<distributed::LaunchEnv> env = distributed::launch_env_from_environment();
+  return env && env->world_size > 1;
+}
+
+}  // namespace
+
+void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset) {
+  if (!dataset.target_center_is_provisional()) return;
+  const std::vector<Candidate> options = candidates(config, dataset);
+  const std::string provisional = dataset.target_center_reason();
+  const auto keep = [&](const std::string& why) {
+    const TargetNormalizerConfig n = dataset.transforms().target_normalizer;
+    dataset.recenter(n.scope, n.center, provisional + "; " + why);
+  };
+  if (options.size() < 2) return keep("no other candidate");
+  if (in_a_job()) return keep("no pilot fits in a job of several ranks");
+  const std::vector<double>& quantiles = config.model.quantiles;
+  const bool has_p50 = quantile_index(quantiles, 0.5).has_value();
+  if (!has_p50 && !quantile_index(quantiles, 0.9)) {
+    return keep("no 0.5 or 0.9 quantile to score pilot fits by");
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  std::string scores;
+  double best_score = std::numeric_limits<double>::infinity();
+  const Candidate* best = nullptr;
+  std::int64_t holdout_windows = 0;
+  for (const Candidate& c : options) {
+    std::optional<TimeSeriesDataset> holdout = dataset.training_holdout(
+        config, c.scope, c.center, kPilotTrainingWindows, kPilotValidationWindows);
+    if (!holdout) return keep("the training part is too short to hold out a pilot window");
+    holdout_windows = static_cast<std::int64_t>(holdout->validation_windows().size());
+    Trainer pilot(pilot_config(config, c), std::move(*holdout));
+    pilot.write_no_files();
+    double score = std::numeric_limits<double>::quiet_NaN();
+    try {
+      const ValidationMetrics v = pilot.train().validation;
+      score = has_p50 ? v.q_risk_p50 : v.q_risk_p90;
+    } catch (const NumericalError&) {
+      // A candidate whose pilot diverges loses; the others decide.
+    }
+    scores += (scores.empty() ? "" : ", ") + candidate_name(c, dataset.known_season()) + " " +
+              (std::isfinite(score) ? fixed_text(score, 4) : std::string("diverged"));
+    if (std::isfinite(score) && score < best_score) {
+      best_score = score;
+      best = &c;
+    }
+  }
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (best == nullptr) return keep("every pilot fit diverged (" + scores + ")");
+  dataset.recenter(best->scope, best->center,
+                   "auto: pilot fits on the training part's last rows (" +
+                       std::to_string(holdout_windows) + " windows), " + (has_p50 ? "P50" : "P90") +
+                       " q-risk " + scores + "; " + candidate_name(*best, dataset.known_season()) +
+                       " won (" + fixed_text(seconds, 1) + " s)");
+}
+
+}  // namespace tft
