@@ -12,6 +12,8 @@ variant's flags:
   auto       the defaults (center auto, scope auto: the pilot fits choose)
   last       data.target_normalizer.center=last (scope encoder)
   seasonal   data.target_normalizer.center=seasonal (scope encoder; the config's or inferred season)
+  seasonal_week  the same one week back (model.seasonality 168 for hourly, 336 for half-hourly
+             data; sub-daily sets only)
   statistic  data.target_normalizer.scope=series, center=statistic (per-series standardisation)
 
 Runs go `--jobs` at a time (one intra-op thread each), interleaved set by set and seed by seed.
@@ -43,18 +45,33 @@ VARIANTS = {
     "auto": [],
     "last": ["--set", "data.target_normalizer.center=last"],
     "seasonal": ["--set", "data.target_normalizer.center=seasonal"],
+    "seasonal_week": ["--set", "data.target_normalizer.center=seasonal"],
     "statistic": ["--set", "data.target_normalizer.scope=series",
                   "--set", "data.target_normalizer.center=statistic"],
 }
-FIXED = ["last", "seasonal", "statistic"]
+# seasonal_week: center seasonal one week back (sub-daily sets only; a daily set's season is
+# its week already).
+WEEK_ROWS = {"hourly": 168, "half-hourly": 336}
+FIXED = ["last", "seasonal", "seasonal_week", "statistic"]
 PILOT_SECONDS = re.compile(r"won \(([0-9.]+) s\)")
+
+
+def frequency(name):
+    return json.loads((DATA_DIR / "datasets.json").read_text())[name]["frequency"]
+
+
+def applies(name, variant):
+    return variant != "seasonal_week" or frequency(name) in WEEK_ROWS
 
 
 def run_one(tft_train, name, variant, seed, output_dir):
     out = output_dir / name / variant / f"seed-{seed}"
+    flags = list(VARIANTS[variant])
+    if variant == "seasonal_week":
+        flags += ["--set", f"model.seasonality={WEEK_ROWS[frequency(name)]}"]
     command = [tft_train, "--config", str(CONFIGS / f"{name}.yaml"), "--data",
                str(DATA_DIR / f"{name}.csv"), "--output", str(out), "--threads", "1",
-               "--seed", str(seed), *VARIANTS[variant]]
+               "--seed", str(seed), *flags]
     started = time.monotonic()
     finished = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.monotonic() - started
@@ -162,7 +179,7 @@ def main():
     runs = json.loads(args.from_json.read_text())["runs"] if args.from_json else []
     done = {(r["set"], r["variant"], r["seed"]) for r in runs}
     todo = [(name, v, seed) for name in sets for seed in seeds for v in variants
-            if (name, v, seed) not in done]
+            if (name, v, seed) not in done and applies(name, v)]
     started = time.monotonic()
     load = Path("/proc/loadavg").read_text().split()[0]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:

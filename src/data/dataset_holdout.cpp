@@ -22,29 +22,30 @@ void thin_evenly(std::vector<Window>& windows, std::size_t limit) {
 
 }  // namespace
 
-void TimeSeriesDataset::recenter(TargetScope scope, TargetCenter center, std::string reason) {
-  if (scope == TargetScope::Auto || center == TargetCenter::Auto) {
+void TimeSeriesDataset::recenter(const TargetChoice& choice, std::string reason) {
+  if (choice.scope == TargetScope::Auto || choice.center == TargetCenter::Auto) {
     throw ConfigError("recenter: the scope and center must be resolved (not auto)");
   }
-  if (center != TargetCenter::Statistic && scope == TargetScope::Series) {
-    throw ConfigError(std::string("recenter: center ") + to_string(center) +
+  if (choice.center != TargetCenter::Statistic && choice.scope == TargetScope::Series) {
+    throw ConfigError(std::string("recenter: center ") + to_string(choice.center) +
                       " needs scope encoder");
   }
-  if (center == TargetCenter::Seasonal && (known_season_ <= 0 || known_season_ > encoder_length_)) {
+  const bool seasonal = choice.center == TargetCenter::Seasonal;
+  if (seasonal && (choice.season <= 0 || choice.season > encoder_length_)) {
     throw ConfigError("recenter: center seasonal needs a season within the encoder (season " +
-                      std::to_string(known_season_) + ", encoder " +
+                      std::to_string(choice.season) + ", encoder " +
                       std::to_string(encoder_length_) + ")");
   }
-  transforms_.target_normalizer.scope = scope;
-  transforms_.target_normalizer.center = center;
-  transforms_.target_season = center == TargetCenter::Seasonal ? known_season_ : 0;
+  transforms_.target_normalizer.scope = choice.scope;
+  transforms_.target_normalizer.center = choice.center;
+  transforms_.target_season = seasonal ? choice.season : 0;
   target_center_reason_ = std::move(reason);
   center_provisional_ = false;
 }
 
 std::optional<TimeSeriesDataset> TimeSeriesDataset::training_holdout(
-    const TrainConfig& config, TargetScope scope, TargetCenter center,
-    std::size_t max_training_windows, std::size_t max_validation_windows) const {
+    const TrainConfig& config, const TargetChoice& choice, std::size_t max_training_windows,
+    std::size_t max_validation_windows) const {
   SplitConfig split = config.split;
   const bool has_split = (split.validation_steps && *split.validation_steps > 0) ||
                          (split.validation_fraction && *split.validation_fraction > 0.0);
@@ -69,12 +70,12 @@ std::optional<TimeSeriesDataset> TimeSeriesDataset::training_holdout(
   thin_evenly(pilot.validation_windows_, max_validation_windows);
   // Refitted on the shortened training parts, so the held-out rows shape no statistic.
   TargetNormalizerConfig normalizer = transforms_.target_normalizer;
-  normalizer.scope = scope;
-  normalizer.center = center;
+  normalizer.scope = choice.scope;
+  normalizer.center = choice.center;
   pilot.transforms_.scaler =
       fit_reals_scaler(transforms_.scaler.mode(), real_names_, std::move(groups), parts, reals_,
                        static_cast<std::size_t>(target_index_), normalizer);
-  pilot.recenter(scope, center, "pilot");
+  pilot.recenter(choice, "pilot");
   return pilot;
 }
 

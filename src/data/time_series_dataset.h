@@ -72,6 +72,13 @@ struct DataTransforms {
 
 bool operator==(const DataTransforms& a, const DataTransforms& b);
 
+// A resolved target normalisation to switch to (TimeSeriesDataset::recenter).
+struct TargetChoice {
+  TargetScope scope = TargetScope::Encoder;
+  TargetCenter center = TargetCenter::Last;
+  std::int64_t season = 0;  // rows, for center seasonal
+};
+
 struct SeriesInfo {
   std::vector<std::string> group_values;  // one per data.group_columns
   std::string label;                      // for messages: 'A', store=1, item=2, or (all rows)
@@ -141,19 +148,20 @@ class TimeSeriesDataset {
   // inferred from the time step), whether or not the center is seasonal; 0: none known.
   std::int64_t known_season() const { return known_season_; }
 
-  // Another centre and scope for the target (both resolved: no auto), with `reason` as
-  // target_center_reason(). The series' statistics do not depend on either, so nothing is
-  // refitted. Seasonal needs known_season() within the encoder (ConfigError otherwise).
-  void recenter(TargetScope scope, TargetCenter center, std::string reason);
+  // Another normalisation of the target (scope and center resolved: no auto; `season` rows
+  // for center seasonal, > 0 and within the encoder, else ignored), with `reason` as
+  // target_center_reason(). The series' statistics depend on none of them, so nothing is
+  // refitted. ConfigError for an unresolved, contradictory or unfitting choice.
+  void recenter(const TargetChoice& choice, std::string reason);
 
   // A dataset for a pilot fit on the training part alone: each series cut to its training
   // rows, whose last rows (config.split's rule applied to them; 20% when it has none) become
-  // the validation part, windowed by config.windows; the
-  // scalers refitted on what is left, the target normalised with `scope` and `center`; the
-  // encoders kept. Windows are thinned evenly to at most `max_training_windows` and
-  // `max_validation_windows`. Nothing when no series leaves a validation window.
-  std::optional<TimeSeriesDataset> training_holdout(const TrainConfig& config, TargetScope scope,
-                                                    TargetCenter center,
+  // the validation part, windowed by config.windows; the scalers refitted on what is left, the
+  // target normalised by `choice`; the encoders kept. Windows are thinned evenly to at most
+  // `max_training_windows` and `max_validation_windows`. Nothing when no series leaves a
+  // validation window.
+  std::optional<TimeSeriesDataset> training_holdout(const TrainConfig& config,
+                                                    const TargetChoice& choice,
                                                     std::size_t max_training_windows,
                                                     std::size_t max_validation_windows) const;
   const std::vector<SeriesInfo>& series() const { return series_; }

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "common/format.h"
+#include "data/seasonality.h"
 #include "distributed/launch_env.h"
 #include "train/metrics.h"
 #include "train/trainer.h"
@@ -17,32 +18,30 @@ namespace tft {
 
 namespace {
 
-struct Candidate {
-  TargetScope scope;
-  TargetCenter center;
-};
-
-std::string candidate_name(const Candidate& c, std::int64_t season) {
+std::string candidate_name(const TargetChoice& c) {
   std::string name = to_string(c.center);
-  if (c.center == TargetCenter::Seasonal) name += " (" + std::to_string(season) + " rows)";
+  if (c.center == TargetCenter::Seasonal) name += " (" + std::to_string(c.season) + " rows)";
   if (c.scope == TargetScope::Series) name += " (scope series)";
   return name;
 }
 
-std::vector<Candidate> candidates(const TrainConfig& config, const TimeSeriesDataset& dataset) {
-  std::vector<Candidate> out{{TargetScope::Encoder, TargetCenter::Last}};
-  if (dataset.known_season() > 0 && dataset.known_season() <= config.windows.encoder_length) {
-    out.push_back({TargetScope::Encoder, TargetCenter::Seasonal});
+// last; seasonal at every season that fits in the encoder (the known one, and the day and
+// the week of sub-daily data: candidate_seasons); statistic per series under scope auto.
+std::vector<TargetChoice> candidates(const TrainConfig& config, const TimeSeriesDataset& dataset) {
+  std::vector<TargetChoice> out{{TargetScope::Encoder, TargetCenter::Last, 0}};
+  for (const std::int64_t m :
+       candidate_seasons(dataset, dataset.known_season(), config.windows.encoder_length)) {
+    out.push_back({TargetScope::Encoder, TargetCenter::Seasonal, m});
   }
   if (config.data.target_normalizer.scope == TargetScope::Auto) {
-    out.push_back({TargetScope::Series, TargetCenter::Statistic});
+    out.push_back({TargetScope::Series, TargetCenter::Statistic, 0});
   }
   return out;
 }
 
 // The pilot's training settings: the config's model, optimiser and schedule, fewer epochs,
 // no checkpointing (memory is not what is compared), no QAT, no calibration.
-TrainConfig pilot_config(const TrainConfig& config, const Candidate& c) {
+TrainConfig pilot_config(const TrainConfig& config, const TargetChoice& c) {
   TrainConfig pilot = config;
   pilot.data.target_normalizer.scope = c.scope;
   pilot.data.target_normalizer.center = c.center;
@@ -64,11 +63,12 @@ bool in_a_job() {
 
 void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset) {
   if (!dataset.target_center_is_provisional()) return;
-  const std::vector<Candidate> options = candidates(config, dataset);
+  const std::vector<TargetChoice> options = candidates(config, dataset);
   const std::string provisional = dataset.target_center_reason();
   const auto keep = [&](const std::string& why) {
     const TargetNormalizerConfig n = dataset.transforms().target_normalizer;
-    dataset.recenter(n.scope, n.center, provisional + "; " + why);
+    dataset.recenter({n.scope, n.center, dataset.transforms().target_season},
+                     provisional + "; " + why);
   };
   if (options.size() < 2) return keep("no other candidate");
   if (in_a_job()) return keep("no pilot fits in a job of several ranks");
@@ -81,11 +81,11 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
   const auto start = std::chrono::steady_clock::now();
   std::string scores;
   double best_score = std::numeric_limits<double>::infinity();
-  const Candidate* best = nullptr;
+  const TargetChoice* best = nullptr;
   std::int64_t holdout_windows = 0;
-  for (const Candidate& c : options) {
-    std::optional<TimeSeriesDataset> holdout = dataset.training_holdout(
-        config, c.scope, c.center, kPilotTrainingWindows, kPilotValidationWindows);
+  for (const TargetChoice& c : options) {
+    std::optional<TimeSeriesDataset> holdout =
+        dataset.training_holdout(config, c, kPilotTrainingWindows, kPilotValidationWindows);
     if (!holdout) return keep("the training part is too short to hold out a pilot window");
     holdout_windows = static_cast<std::int64_t>(holdout->validation_windows().size());
     Trainer pilot(pilot_config(config, c), std::move(*holdout));
@@ -97,7 +97,7 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
     } catch (const NumericalError&) {
       // A candidate whose pilot diverges loses; the others decide.
     }
-    scores += (scores.empty() ? "" : ", ") + candidate_name(c, dataset.known_season()) + " " +
+    scores += (scores.empty() ? "" : ", ") + candidate_name(c) + " " +
               (std::isfinite(score) ? fixed_text(score, 4) : std::string("diverged"));
     if (std::isfinite(score) && score < best_score) {
       best_score = score;
@@ -107,11 +107,10 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (best == nullptr) return keep("every pilot fit diverged (" + scores + ")");
-  dataset.recenter(best->scope, best->center,
-                   "auto: pilot fits on the training part's last rows (" +
-                       std::to_string(holdout_windows) + " windows), " + (has_p50 ? "P50" : "P90") +
-                       " q-risk " + scores + "; " + candidate_name(*best, dataset.known_season()) +
-                       " won (" + fixed_text(seconds, 1) + " s)");
+  dataset.recenter(*best, "auto: pilot fits on the training part's last rows (" +
+                              std::to_string(holdout_windows) + " windows), " +
+                              (has_p50 ? "P50" : "P90") + " q-risk " + scores + "; " +
+                              candidate_name(*best) + " won (" + fixed_text(seconds, 1) + " s)");
 }
 
 }  // namespace tft

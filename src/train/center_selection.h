@@ -2,10 +2,11 @@
 // each candidate normalisation on the training part alone, scored on a time-ordered holdout
 // carved from its end (TimeSeriesDataset::training_holdout), the lowest P50 q-risk winning.
 //
-// Candidates: last and (where a season fits in the encoder) seasonal, both with scope encoder;
-// under scope auto also statistic with scope series (per-series standardisation, as
-// pytorch-forecasting's GroupNormalizer). Issue 39 is why: on an hourly panel the time-step
-// rule chose seasonal and lost 23% to per-series standardisation.
+// Candidates: last, and seasonal at every season that fits in the encoder (model.seasonality
+// or the inferred one, and for sub-daily data also the day and the week: candidate_seasons),
+// all with scope encoder; under scope auto also statistic with scope series (per-series
+// standardisation, as pytorch-forecasting's GroupNormalizer). Issue 39 is why: on an hourly panel
+// the time-step rule chose seasonal and lost 23% to per-series standardisation.
 #pragma once
 
 #include "config/train_config.h"

@@ -14,6 +14,7 @@
 #include "config/train_config.h"
 #include "data/categorical_encoder.h"
 #include "data/scaler.h"
+#include "data/seasonality.h"
 #include "data/target_normalizer.h"
 #include "data/time_series_dataset.h"
 
@@ -256,6 +257,11 @@ TFT_TEST(auto_center_chooses_by_time_step) {
   assert_int_equal(hourly.transforms().target_season, 24);
   assert_string_equal(hourly.target_center_reason().c_str(),
                       "auto: sub-daily data, a season of 24 rows (hourly data)");
+  // The seasons worth trying: the known one, the day and the week, where they fit.
+  assert_true(tft::candidate_seasons(hourly, 24, 24) == std::vector<std::int64_t>{24});
+  assert_true(tft::candidate_seasons(hourly, 24, 168) == (std::vector<std::int64_t>{24, 168}));
+  assert_true(tft::candidate_seasons(hourly, 12, 200) == (std::vector<std::int64_t>{12, 24, 168}));
+  assert_true(tft::candidate_seasons(hourly, 0, 10).empty());
   const nlohmann::json saved = hourly.transforms().to_json();
   assert_string_equal(saved["target_normalizer"]["center"].get<std::string>().c_str(), "seasonal");
   const tft::DataTransforms back = tft::DataTransforms::from_json(saved);
@@ -328,7 +334,7 @@ TFT_TEST(recenter_switches_the_center) {
   TimeSeriesDataset ds = load(text, c);
   assert_int_equal(ds.known_season(), 3);
   const tft::StandardScaler scaler = ds.transforms().scaler;
-  ds.recenter(tft::TargetScope::Series, tft::TargetCenter::Statistic, "because");
+  ds.recenter({tft::TargetScope::Series, tft::TargetCenter::Statistic, 0}, "because");
   assert_false(ds.target_center_is_provisional());
   assert_string_equal(ds.target_center_reason().c_str(), "because");
   assert_true(ds.transforms().scaler == scaler);
@@ -336,19 +342,18 @@ TFT_TEST(recenter_switches_the_center) {
   // Scope series: every window has the series' statistics.
   const tft::ScalerStats a = ds.target_normalization(0, 0), b = ds.target_normalization(0, 7);
   assert_true(a.mean == b.mean && a.scale == b.scale);
-  ds.recenter(tft::TargetScope::Encoder, tft::TargetCenter::Seasonal, "seasonal");
+  ds.recenter({tft::TargetScope::Encoder, tft::TargetCenter::Seasonal, 3}, "seasonal");
   assert_int_equal(ds.transforms().target_season, 3);
-  TFT_ASSERT_THROWS_WITH(ds.recenter(tft::TargetScope::Series, tft::TargetCenter::Last, "x"),
+  TFT_ASSERT_THROWS_WITH(ds.recenter({tft::TargetScope::Series, tft::TargetCenter::Last, 0}, "x"),
                          tft::ConfigError, "recenter: center last needs scope encoder");
-  TFT_ASSERT_THROWS_WITH(ds.recenter(tft::TargetScope::Auto, tft::TargetCenter::Last, "x"),
+  TFT_ASSERT_THROWS_WITH(ds.recenter({tft::TargetScope::Auto, tft::TargetCenter::Last, 0}, "x"),
                          tft::ConfigError, "must be resolved");
-  TrainConfig long_season = c;
-  long_season.model.seasonality = 50;
-  long_season.data.target_normalizer.center = tft::TargetCenter::Last;
-  TimeSeriesDataset no_fit = load(text, long_season);
   TFT_ASSERT_THROWS_WITH(
-      no_fit.recenter(tft::TargetScope::Encoder, tft::TargetCenter::Seasonal, "x"),
+      ds.recenter({tft::TargetScope::Encoder, tft::TargetCenter::Seasonal, 50}, "x"),
       tft::ConfigError, "center seasonal needs a season within the encoder (season 50");
+  TFT_ASSERT_THROWS_WITH(
+      ds.recenter({tft::TargetScope::Encoder, tft::TargetCenter::Seasonal, 0}, "x"),
+      tft::ConfigError, "center seasonal needs a season within the encoder (season 0");
 }
 
 // A pilot's dataset sees the training part alone: its windows end before the validation rows,
@@ -365,8 +370,8 @@ TFT_TEST(training_holdout_carves_the_training_part) {
     }
   }
   const TimeSeriesDataset ds = load(text, c);
-  const std::optional<TimeSeriesDataset> pilot =
-      ds.training_holdout(c, tft::TargetScope::Series, tft::TargetCenter::Statistic, 1000, 1000);
+  const std::optional<TimeSeriesDataset> pilot = ds.training_holdout(
+      c, {tft::TargetScope::Series, tft::TargetCenter::Statistic, 0}, 1000, 1000);
   assert_true(pilot.has_value());
   const std::int64_t span = c.windows.encoder_length + c.windows.prediction_length;
   for (std::size_t s = 0; s < 2; ++s) {
@@ -386,7 +391,7 @@ TFT_TEST(training_holdout_carves_the_training_part) {
   assert_true(pilot->transforms().target_normalizer.center == tft::TargetCenter::Statistic);
 
   const std::optional<TimeSeriesDataset> thin =
-      ds.training_holdout(c, tft::TargetScope::Encoder, tft::TargetCenter::Last, 5, 2);
+      ds.training_holdout(c, {tft::TargetScope::Encoder, tft::TargetCenter::Last, 0}, 5, 2);
   assert_int_equal(static_cast<int>(thin->training_windows().size()), 5);
   assert_int_equal(static_cast<int>(thin->validation_windows().size()), 2);
   // Evenly: the first window of series A and a window of series B are both kept.
@@ -397,10 +402,10 @@ TFT_TEST(training_holdout_carves_the_training_part) {
   TrainConfig tight = c;
   tight.split.validation_steps = 30 - span;  // the training part is one window
   const TimeSeriesDataset short_train = load(text, tight);
-  assert_false(
-      short_train
-          .training_holdout(tight, tft::TargetScope::Encoder, tft::TargetCenter::Last, 100, 100)
-          .has_value());
+  assert_false(short_train
+                   .training_holdout(tight, {tft::TargetScope::Encoder, tft::TargetCenter::Last, 0},
+                                     100, 100)
+                   .has_value());
 }
 
 int main() {
