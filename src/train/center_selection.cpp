@@ -1,5 +1,6 @@
 #include "train/center_selection.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -41,11 +42,15 @@ std::vector<TargetChoice> candidates(const TrainConfig& config, const TimeSeries
 
 // The pilot's training settings: the config's model, optimiser and schedule, fewer epochs,
 // no checkpointing (memory is not what is compared), no QAT, no calibration.
-TrainConfig pilot_config(const TrainConfig& config, const TargetChoice& c) {
+TrainConfig pilot_config(const TrainConfig& config, const TargetChoice& c,
+                         std::size_t training_windows) {
   TrainConfig pilot = config;
   pilot.data.target_normalizer.scope = c.scope;
   pilot.data.target_normalizer.center = c.center;
-  pilot.training.epochs = std::min(config.training.epochs, kPilotEpochs);
+  const auto batch = static_cast<std::size_t>(config.training.batch_size);
+  const auto steps_per_epoch = static_cast<std::int64_t>((training_windows + batch - 1) / batch);
+  pilot.training.epochs = std::clamp<std::int64_t>(
+      (kPilotSteps + steps_per_epoch - 1) / steps_per_epoch, 1, config.training.epochs);
   pilot.training.snapshot_every_steps = 0;
   pilot.training.qat = QatConfig{};
   pilot.checkpoint = CheckpointConfig{};
@@ -88,7 +93,8 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
         dataset.training_holdout(config, c, kPilotTrainingWindows, kPilotValidationWindows);
     if (!holdout) return keep("the training part is too short to hold out a pilot window");
     holdout_windows = static_cast<std::int64_t>(holdout->validation_windows().size());
-    Trainer pilot(pilot_config(config, c), std::move(*holdout));
+    const std::size_t training_windows = holdout->training_windows().size();
+    Trainer pilot(pilot_config(config, c, training_windows), std::move(*holdout));
     pilot.write_no_files();
     double score = std::numeric_limits<double>::quiet_NaN();
     try {

@@ -14,12 +14,15 @@
 
 namespace tft {
 
-// What the pilots cost: each trains on at most this many of the holdout dataset's training
-// windows, for at most kPilotEpochs epochs (the config's early stopping and schedule), and
-// is scored on at most kPilotValidationWindows windows.
+// What the pilots cost: each trains on at most kPilotTrainingWindows of the holdout dataset's
+// training windows (thinned evenly) for as many epochs as make kPilotSteps optimizer steps at
+// the config's batch size (at least one, at most training.epochs; the config's early stopping
+// and schedule), and is scored on at most kPilotValidationWindows windows. Steps, not epochs:
+// a small set's epoch is a few steps, and a pilot that has barely moved from its untrained
+// output ranks the centers by the forecasts they start from, not by what a model learns.
 inline constexpr std::size_t kPilotTrainingWindows = 2048;
 inline constexpr std::size_t kPilotValidationWindows = 1024;
-inline constexpr std::int64_t kPilotEpochs = 4;
+inline constexpr std::int64_t kPilotSteps = 128;
 
 // When `dataset`'s center is provisional (center auto, no saved model's choice): runs the
 // pilots and recenters `dataset` on the winner, its reason naming every candidate's score
