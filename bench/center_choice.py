@@ -36,6 +36,7 @@ import sys
 import time
 from pathlib import Path
 
+import accuracy_data  # bench/accuracy_data.py, beside this file
 import marked_section  # bench/marked_section.py, beside this file
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -57,7 +58,7 @@ PILOT_SECONDS = re.compile(r"won \(([0-9.]+) s\)")
 
 
 def frequency(name):
-    return json.loads((DATA_DIR / "datasets.json").read_text())[name]["frequency"]
+    return accuracy_data.SETS[name]["frequency"]
 
 
 def applies(name, variant):
