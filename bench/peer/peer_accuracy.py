@@ -120,10 +120,29 @@ def validation_rows(length: int, c: dict) -> int:
     return int(math.floor(float(c["validation_fraction"]) * length))
 
 
+def module_safe(name: str) -> str:
+    """A column name the peer can embed: it registers each categorical's nn.Embedding in a
+    ModuleDict under the column's name, which must not be an nn.Module attribute (a column
+    `type`, pizza_types' series, fails with "attribute 'type' already exists"); a user of the
+    peer renames such a column, and so does this harness."""
+    import torch
+    return f"{name}_" if hasattr(torch.nn.Module, name) else name
+
+
+def rename_for_the_peer(c: dict, frame):
+    """Every categorical and group column under module_safe's name, in `c` and the frame."""
+    keys = ("group_columns", "static_categoricals", "known_categoricals", "unknown_categoricals")
+    renamed = {n: module_safe(n) for k in keys for n in c[k] if module_safe(n) != n}
+    for k in keys:
+        c[k] = [renamed.get(n, n) for n in c[k]]
+    return frame.rename(columns=renamed)
+
+
 def read_frame(c: dict):
     """The CSV with a series id, a per-series time index and the derived features."""
     import pandas as pd
     frame = pd.read_csv(c["path"], sep=c["delimiter"], dtype={g: str for g in c["group_columns"]})
+    frame = rename_for_the_peer(c, frame)
     if c["group_columns"]:
         frame["_series"] = frame[c["group_columns"]].astype(str).agg("|".join, axis=1)
     else:
