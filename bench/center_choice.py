@@ -196,10 +196,14 @@ def main():
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                             stdout=subprocess.PIPE, text=True).stdout.strip()
     text = table([r for r in runs if r["set"] in sets and r["variant"] in variants], variants)
-    header = (f"{args.label + ' ' if args.label else ''}(tftrain at {commit}, "
-              f"{datetime.date.today()}, seeds {args.seeds}, {args.jobs} runs at a time of one "
-              f"thread each, load average {load} at the start, {len(todo)} runs in "
-              f"{(time.monotonic() - started) / 60:.1f} min)")
+    if todo:
+        header = (f"{args.label + ' ' if args.label else ''}(tftrain at {commit}, "
+                  f"{datetime.date.today()}, seeds {args.seeds}, {args.jobs} runs at a time of "
+                  f"one thread each, load average {load} at the start, {len(todo)} runs in "
+                  f"{(time.monotonic() - started) / 60:.1f} min)")
+    else:
+        header = (f"{args.label + ' ' if args.label else ''}(the {len(runs)} stored runs of "
+                  f"{args.from_json.name}, seeds {args.seeds}; each run's command is in it)")
     print(header + "\n\n" + text)
     if args.update:
         command = ("`python3 bench/center_choice.py ./build/bin/tft-train build/center-choice "

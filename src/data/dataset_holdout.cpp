@@ -1,6 +1,5 @@
 // The target center chosen after loading: recenter(), and the datasets of center auto's pilot
 // fits, carved from the training part alone (training_holdout(); train/center_selection.h).
-#include <algorithm>
 #include <utility>
 
 #include "common/error.h"
@@ -46,7 +45,7 @@ void TimeSeriesDataset::recenter(const TargetChoice& choice, std::string reason)
 
 std::optional<TimeSeriesDataset> TimeSeriesDataset::training_holdout(
     const TrainConfig& config, const TargetChoice& choice, std::size_t max_training_windows,
-    std::size_t max_validation_windows, double min_holdout_fraction) const {
+    std::size_t max_validation_windows) const {
   SplitConfig split = config.split;
   const bool has_split = (split.validation_steps && *split.validation_steps > 0) ||
                          (split.validation_fraction && *split.validation_fraction > 0.0);
@@ -59,8 +58,7 @@ std::optional<TimeSeriesDataset> TimeSeriesDataset::training_holdout(
   for (std::size_t s = 0; s < pilot.series_.size(); ++s) {
     SeriesInfo& info = pilot.series_[s];
     info.length = info.train_rows;
-    const auto at_least = static_cast<std::int64_t>(min_holdout_fraction * info.length);
-    info.train_rows = info.length - std::max(validation_rows(info.length, split), at_least);
+    info.train_rows = info.length - validation_rows(info.length, split);
     if (info.train_rows < 1) info.train_rows = info.length;  // too short to hold anything out
     parts.push_back(RowRange{info.offset, info.train_rows});
     groups.push_back(info.group_values);

@@ -155,16 +155,15 @@ class TimeSeriesDataset {
   void recenter(const TargetChoice& choice, std::string reason);
 
   // A dataset for a pilot fit on the training part alone: each series cut to its training
-  // rows, whose last rows (config.split's rule applied to them, 20% when it has none, and at
-  // least `min_holdout_fraction` of them) become the validation part, windowed by config.windows;
-  // the scalers refitted on what is left, the target normalised by `choice`; the encoders kept.
-  // Windows are thinned evenly to at most `max_training_windows` and `max_validation_windows`.
-  // Nothing when no series leaves a validation window.
+  // rows, whose last rows (config.split's rule applied to them; 20% when it has none) become
+  // the validation part, windowed by config.windows; the scalers refitted on what is left, the
+  // target normalised by `choice`; the encoders kept. Windows are thinned evenly to at most
+  // `max_training_windows` and `max_validation_windows`. Nothing when no series leaves a
+  // validation window.
   std::optional<TimeSeriesDataset> training_holdout(const TrainConfig& config,
                                                     const TargetChoice& choice,
                                                     std::size_t max_training_windows,
-                                                    std::size_t max_validation_windows,
-                                                    double min_holdout_fraction = 0.0) const;
+                                                    std::size_t max_validation_windows) const;
   const std::vector<SeriesInfo>& series() const { return series_; }
   std::int64_t num_rows() const { return static_cast<std::int64_t>(times_.size()); }
   std::int64_t encoder_length() const { return encoder_length_; }

@@ -89,8 +89,8 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
   const TargetChoice* best = nullptr;
   std::int64_t holdout_windows = 0;
   for (const TargetChoice& c : options) {
-    std::optional<TimeSeriesDataset> holdout = dataset.training_holdout(
-        config, c, kPilotTrainingWindows, kPilotValidationWindows, kPilotHoldoutFraction);
+    std::optional<TimeSeriesDataset> holdout =
+        dataset.training_holdout(config, c, kPilotTrainingWindows, kPilotValidationWindows);
     if (!holdout) return keep("the training part is too short to hold out a pilot window");
     holdout_windows = static_cast<std::int64_t>(holdout->validation_windows().size());
     const std::size_t training_windows = holdout->training_windows().size();

@@ -23,10 +23,6 @@ namespace tft {
 inline constexpr std::size_t kPilotTrainingWindows = 2048;
 inline constexpr std::size_t kPilotValidationWindows = 1024;
 inline constexpr std::int64_t kPilotSteps = 128;
-// The holdout is at least this share of each series' training part (more when the config's
-// split rule asks for more): one validation-sized stretch is a single period that may favour
-// one season by chance (a holiday, a heat wave), several weeks of windows average that out.
-inline constexpr double kPilotHoldoutFraction = 0.25;
 
 // When `dataset`'s center is provisional (center auto, no saved model's choice): runs the
 // pilots and recenters `dataset` on the winner, its reason naming every candidate's score

@@ -398,12 +398,6 @@ TFT_TEST(training_holdout_carves_the_training_part) {
   assert_int_equal(static_cast<int>(thin->training_windows().front().series), 0);
   assert_int_equal(static_cast<int>(thin->training_windows().back().series), 1);
 
-  // A larger share held out where the split rule's is smaller: half of the 26 rows.
-  const std::optional<TimeSeriesDataset> half = ds.training_holdout(
-      c, {tft::TargetScope::Encoder, tft::TargetCenter::Last, 0}, 1000, 1000, 0.5);
-  assert_int_equal(half->series()[0].train_rows, 13);
-  assert_int_equal(half->series()[1].length, 26);
-
   // A training part too short to hold a validation window out: nothing.
   TrainConfig tight = c;
   tight.split.validation_steps = 30 - span;  // the training part is one window
