@@ -132,7 +132,9 @@ def table(runs, variants):
             p90, p90_sd = mean_sd([r["q_risk_p90"] for r in rs])
             cov = statistics.fmean(r["coverage"] for r in rs)
             means[v] = p50
-            cells.append(f"{p50:.4f} ± {p50_sd:.4f} / {p90:.4f} ± {p90_sd:.4f}, {100 * cov:.0f}%")
+            seeds = "" if len(rs) > 1 else " (1 seed)"
+            cells.append(f"{p50:.4f} ± {p50_sd:.4f} / {p90:.4f} ± {p90_sd:.4f}, "
+                         f"{100 * cov:.0f}%{seeds}")
         auto = [r for r in runs if r["set"] == name and r["variant"] == "auto"]
         chose = ", ".join(center_label(r) for r in sorted(auto, key=lambda r: r["seed"]))
         fixed = {v: m for v, m in means.items() if v in FIXED}
