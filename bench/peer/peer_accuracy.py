@@ -19,7 +19,10 @@ is the same as tft-train's run of that YAML:
 - the model: hidden size (also hidden_continuous_size), attention heads, dropout, LSTM layers,
   quantiles (QuantileLoss);
 - the training: epochs, batch size, Adam's learning rate, gradient clipping by norm, the
-  reduce-on-plateau schedule (factor, patience, floor), early stopping on the validation loss
+  reduce-on-plateau schedule's factor, patience and floor (the schedules still differ: the
+  peer's ReduceLROnPlateau cuts after more than `patience` bad epochs, with a cooldown of
+  `patience` epochs and a relative threshold of 1e-4, where tft-train cuts after `patience`
+  bad epochs with no cooldown or threshold; issue 39's note), early stopping on the validation loss
   with the YAML's patience, the best epoch's weights kept (ModelCheckpoint), the seed, and one
   intra-op thread per `--threads`.
 
