@@ -181,12 +181,12 @@ def main():
 
     runs = json.loads(args.from_json.read_text())["runs"] if args.from_json else []
     done = {(r["set"], r["variant"], r["seed"]) for r in runs}
-    todo = [(name, v, seed) for name in sets for seed in seeds for v in variants
+    pending = [(name, v, seed) for name in sets for seed in seeds for v in variants
             if (name, v, seed) not in done and applies(name, v)]
     started = time.monotonic()
     load = Path("/proc/loadavg").read_text().split()[0]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_one, args.tft_train, *job, args.output_dir) for job in todo]
+        futures = [pool.submit(run_one, args.tft_train, *job, args.output_dir) for job in pending]
         for future in concurrent.futures.as_completed(futures):
             r = future.result()
             runs.append(r)
@@ -198,10 +198,10 @@ def main():
     commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
                             stdout=subprocess.PIPE, text=True).stdout.strip()
     text = table([r for r in runs if r["set"] in sets and r["variant"] in variants], variants)
-    if todo:
+    if pending:
         header = (f"{args.label + ' ' if args.label else ''}(tftrain at {commit}, "
                   f"{datetime.date.today()}, seeds {args.seeds}, {args.jobs} runs at a time of "
-                  f"one thread each, load average {load} at the start, {len(todo)} runs in "
+                  f"one thread each, load average {load} at the start, {len(pending)} runs in "
                   f"{(time.monotonic() - started) / 60:.1f} min)")
     else:
         header = (f"{args.label + ' ' if args.label else ''}(the {len(runs)} stored runs of "
