@@ -135,7 +135,8 @@ bool operator==(const CheckpointConfig& a, const CheckpointConfig& b) {
   return a.strategy == b.strategy && a.checkpoint_attention == b.checkpoint_attention &&
          a.checkpoint_ffn == b.checkpoint_ffn &&
          a.min_checkpoint_interval == b.min_checkpoint_interval &&
-         a.boundary_dtype == b.boundary_dtype && a.memory_budget == b.memory_budget;
+         a.boundary_dtype == b.boundary_dtype && a.memory_budget == b.memory_budget &&
+         a.chunk_every_unit == b.chunk_every_unit;
 }
 bool operator!=(const CheckpointConfig& a, const CheckpointConfig& b) { return !(a == b); }
 
@@ -272,6 +273,7 @@ std::string CheckpointConfig::summary() const {
   if (boundary_dtype != BoundaryDtype::kFloat32) {
     text += ", " + boundary_dtype_name(boundary_dtype) + " boundaries";
   }
+  if (chunk_every_unit) text += ", every unit in its chunks";
   return text;
 }
 

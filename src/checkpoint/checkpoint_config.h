@@ -85,6 +85,14 @@ class CheckpointConfig {
   // units, chunks and boundary dtype itself: only with strategy none and float32 boundaries
   // (find_problem). Not part of the seed: its formulas see strategy none here.
   std::optional<MemoryBudget> memory_budget;
+  // Whether units that recompute nothing still run in their time chunks, each chunk one
+  // autograd segment, as the checkpointed units do. Off (the default), such a unit runs whole:
+  // one plain graph, no chunks and no nested autograd engine, which is far fewer operator calls
+  // (each a kernel launch on a GPU). Gradients then equal the un-checkpointed run's within the
+  // bound that docs/config.md documents. On, every strategy's gradients are bitwise equal to
+  // strategy none's run with this switch on: the partition the parity tests and tft-bench's
+  // --bitwise check use. Not part of the seed.
+  bool chunk_every_unit = false;
 
   // Default-constructed == none(): both flags false, min interval 1 (the seed's Default),
   // float32 boundaries.

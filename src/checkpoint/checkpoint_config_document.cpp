@@ -26,7 +26,8 @@ const std::vector<std::string>& schema_keys() {
                                                 "layers",          "num_layers",
                                                 "memory_fraction", "checkpoint_attention",
                                                 "checkpoint_ffn",  "min_checkpoint_interval",
-                                                "boundary_dtype",  "memory_budget"};
+                                                "boundary_dtype",  "memory_budget",
+                                                "chunk_every_unit"};
   return keys;
 }
 
@@ -228,6 +229,9 @@ CheckpointConfig build(const Document& doc, const UnitNames* units) {
   }
   if (const Entry* e = entry("boundary_dtype")) {
     config.boundary_dtype = get_boundary_dtype(e->value, "checkpoint.boundary_dtype");
+  }
+  if (const Entry* e = entry("chunk_every_unit")) {
+    config.chunk_every_unit = get_bool(e->value, "checkpoint.chunk_every_unit");
   }
 
   const std::optional<CheckpointProblem> problem =

@@ -89,6 +89,7 @@ std::string checkpoint_config_to_yaml(const CheckpointConfig& config) {
   if (config.memory_budget) {
     out << YAML::Key << "memory_budget" << YAML::Value << memory_budget_text(*config.memory_budget);
   }
+  if (config.chunk_every_unit) out << YAML::Key << "chunk_every_unit" << YAML::Value << true;
   out << YAML::EndMap;
   return std::string(out.c_str()) + "\n";
 }

@@ -85,6 +85,7 @@ nlohmann::json checkpoint_config_to_json(const CheckpointConfig& config) {
     j["boundary_dtype"] = boundary_dtype_name(config.boundary_dtype);
   }
   if (config.memory_budget) j["memory_budget"] = memory_budget_text(*config.memory_budget);
+  if (config.chunk_every_unit) j["chunk_every_unit"] = true;
   return j;
 }
 

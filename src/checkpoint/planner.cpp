@@ -47,8 +47,9 @@ std::int64_t partial_saved_bytes(const UnitCost& unit, std::int64_t k) {
 
 double partial_recompute_seconds(const UnitCost& unit, std::int64_t k) {
   if (k <= 0) return 0.0;
-  if (k >= unit.chunks) return unit.recompute_seconds;
-  return unit.recompute_seconds * static_cast<double>(k) / static_cast<double>(unit.chunks);
+  if (k >= unit.chunks) return unit.recompute_seconds + unit.chunking_seconds;
+  return unit.recompute_seconds * static_cast<double>(k) / static_cast<double>(unit.chunks) +
+         unit.chunking_seconds;
 }
 
 std::int64_t predicted_peak_with_recompute(const std::vector<UnitCost>& units,

@@ -6,11 +6,14 @@
 // Model: checkpointing all n chunks of unit i removes saved_bytes[i] from the
 // un-checkpointed peak and adds recompute_seconds[i] to the step; checkpointing its first k
 // chunks removes and adds k/n of those (the chunks split the unit's steps evenly, to within
-// one step). The peak of a plan is predicted as baseline - its savings (the activations the
-// units keep are alive together at the end of the forward pass, where the peak sits). The
-// choice is exact for that model: the cheapest plan whose predicted peak is within the budget,
-// found over the Pareto front of (bytes saved, seconds) one unit at a time. The caller
-// measures the chosen plan and re-plans with a corrected budget when the prediction was off.
+// one step). A unit that recomputes nothing runs whole; once any of its chunks recomputes it
+// runs in all of them, which costs chunking_seconds more (more, smaller operator calls: on a
+// GPU, launches), so a plan pays that once per unit it touches. The peak of a plan is predicted as
+// baseline - its savings (the activations the units keep are alive together at the end of the
+// forward pass, where the peak sits). The choice is exact for that model: the cheapest plan whose
+// predicted peak is within the budget, found over the Pareto front of (bytes saved, seconds) one
+// unit at a time. The caller measures the chosen plan and re-plans with a corrected budget when the
+// prediction was off.
 #pragma once
 
 #include <cstddef>
@@ -25,6 +28,8 @@ struct UnitCost {
   std::int64_t chunks = 1;         // chunks the unit runs in (at least 1)
   std::int64_t saved_bytes = 0;    // peak(none) - peak(only this whole unit checkpointed)
   double recompute_seconds = 0.0;  // its reruns per step when wholly checkpointed, at least 0
+  // What running in its chunks instead of whole adds to a step, paid when any chunk recomputes.
+  double chunking_seconds = 0.0;
   // For the backward-aware prediction (predicted_peak_with_recompute); 0 where unknown.
   std::int64_t held_bytes = 0;       // what it keeps un-checkpointed, until its backward runs
   std::int64_t workspace_bytes = 0;  // a chunk's forward temporaries above what it keeps
@@ -60,7 +65,8 @@ std::int64_t predicted_peak_with_recompute(const std::vector<UnitCost>& units,
                                            const std::vector<std::int64_t>& checkpointed_chunks,
                                            std::int64_t baseline_peak_bytes);
 
-// The predicted savings and recompute time of checkpointing the first k of a unit's chunks.
+// The predicted savings and time of checkpointing the first k of a unit's chunks (the time:
+// k/n of its reruns, plus chunking_seconds when k > 0).
 std::int64_t partial_saved_bytes(const UnitCost& unit, std::int64_t k);
 double partial_recompute_seconds(const UnitCost& unit, std::int64_t k);
 

@@ -297,6 +297,7 @@ std::string get_config_value(const TrainConfig& config, const std::string& dotte
     if (key == "boundary_dtype") return boundary_dtype_name(config.checkpoint.boundary_dtype);
     // Likewise a config without a budget (set null removes one).
     if (key == "memory_budget" && !config.checkpoint.memory_budget) return "null";
+    if (key == "chunk_every_unit") return config.checkpoint.chunk_every_unit ? "true" : "false";
     if (!node[key]) {
       std::vector<std::string> keys;
       for (auto it = node.begin(); it != node.end(); ++it) keys.push_back(it->first.Scalar());

@@ -59,7 +59,7 @@ AttentionBlockOutput AttentionBlockImpl::forward(
           return out;
         },
         {x_pieces[i], enrichment_context}, {enrichment_.ptr(), attention_.ptr()},
-        schedule.recomputes(schedule.checkpoint_block, query_piece ? i - first_query_piece : i));
+        schedule.mode(schedule.checkpoint_block, query_piece ? i - first_query_piece : i));
     key_pieces.push_back(std::move(outputs[0]));
     value_pieces.push_back(std::move(outputs[1]));
     if (query_piece) enriched_pieces.push_back(std::move(outputs[2]));
@@ -90,7 +90,7 @@ AttentionBlockOutput AttentionBlockImpl::forward(
           auto result = attention->attend(in[0], keys, values, first_position);
           return TensorVector{result.output, result.weights};
         },
-        inputs, {attention_.ptr()}, schedule.recomputes(schedule.checkpoint_attention, j));
+        inputs, {attention_.ptr()}, schedule.mode(schedule.checkpoint_attention, j));
     if (return_attention) {
       torch::NoGradGuard no_grad;
       // Keys after the chunk's last position were masked for all of its queries: weight 0.
@@ -104,17 +104,16 @@ AttentionBlockOutput AttentionBlockImpl::forward(
         [gate = post_attention_](const TensorVector& in) mutable {
           return TensorVector{gate(in[0], in[1])};
         },
-        {beta, theta}, {post_attention_.ptr()},
-        schedule.recomputes(schedule.checkpoint_block, j))[0];
+        {beta, theta}, {post_attention_.ptr()}, schedule.mode(schedule.checkpoint_block, j))[0];
     const torch::Tensor psi = run_segment(
         [grn = feed_forward_](const TensorVector& in) mutable { return TensorVector{grn(in[0])}; },
-        {delta}, {feed_forward_.ptr()}, schedule.recomputes(schedule.checkpoint_ffn, j))[0];
+        {delta}, {feed_forward_.ptr()}, schedule.mode(schedule.checkpoint_ffn, j))[0];
     output_parts.push_back(run_segment(
         [gate = output_gate_](const TensorVector& in) mutable {
           return TensorVector{gate(in[0], in[1])};
         },
         {psi, skip_pieces[first_skip_piece + j]}, {output_gate_.ptr()},
-        schedule.recomputes(schedule.checkpoint_block, j))[0]);
+        schedule.mode(schedule.checkpoint_block, j))[0]);
   }
 
   AttentionBlockOutput result;

@@ -11,7 +11,7 @@
 // Only positions >= query_start produce outputs. Keys and values cover every position, and a
 // query at position p sees keys 0..p (causal).
 //
-// Chunking (see segment.h for why chunks are segments even without checkpointing):
+// Chunking (segment.h; the model gives a block that recomputes nothing one chunk):
 //  * the query positions [query_start, T) are split into `chunks` query chunks, the key-only
 //    positions [0, query_start) into up to `chunks` pieces of their own;
 //  * the time-distributed head (enrichment, key and value projections) runs once per piece,
@@ -27,6 +27,7 @@
 #include "model/gate_add_norm.h"
 #include "model/grn.h"
 #include "model/interpretable_attention.h"
+#include "model/segment.h"
 
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
@@ -44,8 +45,14 @@ struct AttentionBlockSchedule {
   // The flags above apply to chunks [0, checkpointed_chunks) only (partial checkpointing);
   // key-only piece i and query chunk j are chunks i and j.
   int64_t checkpointed_chunks = std::numeric_limits<int64_t>::max();
+  // Segments that do not recompute are kept in their own autograd node (SegmentMode::kKept,
+  // checkpoint.chunk_every_unit) instead of running as a plain graph.
+  bool same_partition = false;
   bool recomputes(bool flag, size_t chunk) const {
     return flag && static_cast<int64_t>(chunk) < checkpointed_chunks;
+  }
+  SegmentMode mode(bool flag, size_t chunk) const {
+    return segment_mode(recomputes(flag, chunk), same_partition);
   }
 };
 

@@ -197,9 +197,16 @@ TensorVector rechunk(const TensorVector& pieces, const std::vector<Span>& from,
   return split_into_spans(pieces.size() == 1 ? pieces.front() : at::cat(pieces, dim), dim, to);
 }
 
+SegmentMode segment_mode(bool checkpointed, bool same_partition) {
+  if (checkpointed) return SegmentMode::kRecomputed;
+  return same_partition ? SegmentMode::kKept : SegmentMode::kGraph;
+}
+
 TensorVector run_segment(SegmentFn fn, const TensorVector& inputs,
                          const std::vector<std::shared_ptr<torch::nn::Module>>& modules,
-                         bool checkpointed) {
+                         SegmentMode mode) {
+  // A plain graph needs neither the parameter list nor an autograd node of its own.
+  if (mode == SegmentMode::kGraph) return fn(inputs);
   TensorVector params = parameters_of(modules);
   const bool any_grad = std::any_of(inputs.begin(), inputs.end(), requires_grad) ||
                         std::any_of(params.begin(), params.end(), requires_grad);
@@ -227,7 +234,7 @@ TensorVector run_segment(SegmentFn fn, const TensorVector& inputs,
     };
   }
 
-  if (checkpointed) {
+  if (mode == SegmentMode::kRecomputed) {
     checkpoint::CheckpointOptions options;
     options.modules = modules;
     return checkpoint::checkpoint(std::move(segment), present, params, std::move(options));

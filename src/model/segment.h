@@ -1,15 +1,18 @@
-// How the TFT's units run their work: in time chunks, each chunk one autograd segment that
-// either keeps its activations or recomputes them in backward (gradient checkpointing).
+// How the TFT's units run their work: a unit that recomputes in backward (gradient
+// checkpointing) runs in time chunks, each chunk one autograd segment that keeps only its
+// inputs; a unit that recomputes nothing runs whole, as one plain autograd graph.
 //
-// Why every chunk is a segment even when nothing is checkpointed: gradients must be bitwise
-// equal with and without checkpointing. A checkpointed segment hands autograd the sum of the
-// gradients of each of its inputs and parameters over all uses inside the segment; a plain
-// graph would instead add every single use into one running sum (LibTorch's CPU LSTM, for
-// one, uses its hidden-to-hidden weight once per time step). Floating-point addition is not
-// associative, so the two orders differ in the last bits. run_segment therefore wraps an
-// un-checkpointed segment in an autograd function of the same shape as the checkpointing one,
-// which keeps the segment's own graph and differentiates it in backward: the same kernels on
-// the same shapes, and the same summation order, whether or not the segment is checkpointed.
+// Why a checkpointed segment's gradients differ in the last bits from a plain graph's: it
+// hands autograd the sum of the gradients of each of its inputs and parameters over all uses
+// inside the segment, where a plain graph adds every single use into one running sum (LibTorch's
+// CPU LSTM, for one, uses its hidden-to-hidden weight once per time step). Floating-point
+// addition is not associative, so the two orders differ. Where bitwise equality across
+// strategies matters (the parity tests, tft-bench --bitwise), checkpoint.chunk_every_unit runs
+// every unit in its chunks and wraps each un-checkpointed chunk in an autograd function of the
+// checkpointing one's shape (SegmentMode::kKept), which keeps the segment's own graph and
+// differentiates it in backward: the same kernels on the same shapes, and the same summation
+// order, whether or not the segment is checkpointed. That costs operator calls (each a kernel
+// launch on a GPU), so it is not the default.
 #pragma once
 
 #include "checkpoint/recompute.h"
@@ -51,15 +54,24 @@ checkpoint::TensorVector rechunk(const checkpoint::TensorVector& pieces,
                                  const std::vector<Span>& from, const std::vector<Span>& to,
                                  int64_t dim);
 
-// Runs `fn(inputs)` as one autograd segment. `modules` are the modules `fn` runs: their
-// parameters are the segment's parameters (deduplicated) and their train/eval flags are
-// restored for a recompute. With `checkpointed` the segment keeps only its inputs and
-// recomputes in backward (tft::checkpoint::checkpoint); without, it keeps its activations.
-// Without grad mode, or when nothing requires grad, this is fn(inputs) either way.
+// How a segment keeps what its backward needs.
+enum class SegmentMode {
+  kGraph,       // fn's own autograd graph, nothing around it: the fewest operator calls
+  kKept,        // the graph kept inside one autograd node shaped like kRecomputed's (bitwise
+                // parity with a checkpointed segment; see the top of this file)
+  kRecomputed,  // only the inputs kept, fn rerun in backward (tft::checkpoint::checkpoint)
+};
+
+// kRecomputed when `checkpointed`, else kKept when `same_partition`, else kGraph.
+SegmentMode segment_mode(bool checkpointed, bool same_partition);
+
+// Runs `fn(inputs)` as one segment. `modules` are the modules `fn` runs: their parameters are
+// the segment's parameters (deduplicated) and their train/eval flags are restored for a
+// recompute. Without grad mode, or when nothing requires grad, this is fn(inputs) in every mode.
 checkpoint::TensorVector run_segment(checkpoint::SegmentFn fn,
                                      const checkpoint::TensorVector& inputs,
                                      const std::vector<std::shared_ptr<torch::nn::Module>>& modules,
-                                     bool checkpointed);
+                                     SegmentMode mode);
 
 // Runs `fn` with grad mode on whenever `training` is, and returns its outputs detached when
 // grad mode was off on entry. For operators that pick their kernel by grad mode: LibTorch 2.x's

@@ -210,14 +210,29 @@ bool TFTModelImpl::checkpointed(std::size_t unit, std::int64_t chunk) const {
   return limit == chunk_limits_.end() || chunk < limit->second;
 }
 
+SegmentMode TFTModelImpl::segment_mode_of(std::size_t unit, std::int64_t chunk) const {
+  return segment_mode(checkpointed(unit, chunk), checkpointing_.chunk_every_unit);
+}
+
+bool TFTModelImpl::runs_in_chunks(std::size_t unit) const {
+  // Without grad mode nothing recomputes: every unit runs whole, so a forecast does not
+  // depend on the strategy it was trained with (a product over other shapes rounds otherwise).
+  if (checkpointing_.chunk_every_unit) return true;
+  return torch::autograd::GradMode::is_enabled() && checkpointed(unit, 0);
+}
+
 int64_t TFTModelImpl::chunks(std::size_t unit) const {
-  return config_.chunks_for(unit_names_.at(unit));
+  return runs_in_chunks(unit) ? config_.chunks_for(unit_names_.at(unit)) : 1;
 }
 
 std::int64_t TFTModelImpl::chunk_count(std::size_t unit, std::int64_t batch_size) const {
+  if (unit >= unit_names_.size()) {
+    throw ConfigError("chunk_count: unit " + std::to_string(unit) + " does not exist");
+  }
+  const std::int64_t configured = config_.chunks_for(unit_names_[unit]);
   const auto pieces = [&](std::int64_t length) {
     return std::max<std::int64_t>(
-        1, static_cast<std::int64_t>(split_span(0, length, chunks(unit)).size()));
+        1, static_cast<std::int64_t>(split_span(0, length, configured).size()));
   };
   const int64_t encoder_steps = config_.encoder_length, decoder_steps = config_.prediction_length;
   switch (unit) {
@@ -227,9 +242,6 @@ std::int64_t TFTModelImpl::chunk_count(std::size_t unit, std::int64_t batch_size
     case kFutureUnit:
     case kLstmDecoderUnit: return pieces(decoder_steps);
     default: break;
-  }
-  if (unit >= unit_names_.size()) {
-    throw ConfigError("chunk_count: unit " + std::to_string(unit) + " does not exist");
   }
   // An attention block: the last one runs key-only pieces beside its query chunks (chunk i is
   // the i-th of each), the others query chunks over every step (attention_block.h).
@@ -258,7 +270,7 @@ StaticContexts TFTModelImpl::encode_static(const TFTBatch& batch, int64_t batch_
         {slice_or_undefined(batch.static_reals, 0, span),
          slice_or_undefined(batch.static_categoricals, 0, span)},
         {static_embedding_.ptr(), static_encoder_.ptr()},
-        checkpointed(kStaticUnit, static_cast<std::int64_t>(chunk)));
+        segment_mode_of(kStaticUnit, static_cast<std::int64_t>(chunk)));
     for (size_t i = 0; i < 5; ++i) parts[i].push_back(std::move(outputs[i]));
   }
   contexts.selection = at::cat(parts[0], 0);
@@ -290,7 +302,8 @@ TFTModelImpl::Selected TFTModelImpl::select_inputs(
           return TensorVector{s.output, s.weights};
         },
         {slice_or_undefined(reals, 1, span), slice_or_undefined(categoricals, 1, span), context},
-        {embedding.ptr(), selection.ptr()}, checkpointed(unit, static_cast<std::int64_t>(chunk)));
+        {embedding.ptr(), selection.ptr()},
+        segment_mode_of(unit, static_cast<std::int64_t>(chunk)));
     selected.features.push_back(std::move(outputs[0]));
     weights.push_back(std::move(outputs[1]));
   }
@@ -321,7 +334,7 @@ TFTModelImpl::Encoded TFTModelImpl::run_lstm(std::size_t unit, torch::nn::LSTM& 
           return TensorVector{gate(out[0], in[0]), out[1], out[2]};
         },
         {piece, state_h, state_c}, {lstm.ptr(), lstm_dropout_.ptr(), post_lstm_gate_.ptr()},
-        checkpointed(unit, static_cast<std::int64_t>(chunk)));
+        segment_mode_of(unit, static_cast<std::int64_t>(chunk)));
     encoded.output.push_back(std::move(result[0]));
     state_h = std::move(result[1]);
     state_c = std::move(result[2]);
@@ -430,6 +443,7 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
     schedule.checkpoint_attention =
         schedule.checkpoint_block && checkpointing_.checkpoint_attention;
     schedule.checkpoint_ffn = schedule.checkpoint_block && checkpointing_.checkpoint_ffn;
+    schedule.same_partition = checkpointing_.chunk_every_unit;
     auto block = observed(unit, [&] {
       return attention_blocks_[k]->forward(x, temporal, statics.enrichment,
                                            last ? encoder_steps : 0, schedule, last);

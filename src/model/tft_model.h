@@ -103,14 +103,16 @@ class TFTModelImpl : public torch::nn::Module {
   Precision precision() const { return precision_; }
 
   // Limits apply on top of whatever set_checkpointing says and stay until replaced ({}: none).
-  // The segments are the same whichever chunks recompute, so gradients stay bitwise equal to
-  // the un-checkpointed run. ConfigError for an unknown unit or a negative limit.
+  // A unit whose limit is 0 recomputes nothing and runs whole. With checkpoint.chunk_every_unit
+  // the segments are the same whichever chunks recompute, so gradients stay bitwise equal to
+  // the un-checkpointed run in that partition. ConfigError for an unknown unit or a negative limit.
   void set_checkpointed_chunks(ChunkLimits limits);
   const ChunkLimits& checkpointed_chunks() const { return chunk_limits_; }
 
   // How many chunks (segments along time, or along the batch for static_encoder) unit i runs
-  // in for a batch of batch_size rows: ModelConfig::chunks_for clamped to what there is to
-  // split.
+  // in for a batch of batch_size rows when any of them recomputes (or with
+  // checkpoint.chunk_every_unit): ModelConfig::chunks_for clamped to what there is to split.
+  // A unit that recomputes nothing runs whole, in one.
   std::int64_t chunk_count(std::size_t unit, std::int64_t batch_size) const;
 
   const ModelConfig& config() const { return config_; }
@@ -129,6 +131,11 @@ class TFTModelImpl : public torch::nn::Module {
 
   // Whether chunk `chunk` (0-based, in time order) of the unit recomputes in backward.
   bool checkpointed(std::size_t unit, std::int64_t chunk) const;
+  SegmentMode segment_mode_of(std::size_t unit, std::int64_t chunk) const;
+  // Whether the unit runs in its configured chunks: checkpoint.chunk_every_unit, or grad mode
+  // is on and some of them recompute (its first ones, when any does).
+  bool runs_in_chunks(std::size_t unit) const;
+  // The chunks the unit runs in now: its configured count when runs_in_chunks, else 1.
   int64_t chunks(std::size_t unit) const;
 
   StaticContexts encode_static(const TFTBatch& batch, int64_t batch_size);

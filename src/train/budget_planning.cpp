@@ -100,6 +100,10 @@ class BudgetPlanner {
                     std::max<std::int64_t>(0, saved),
                     std::max(min_cost, std::min(none_.units[i].forward_seconds,
                                                 checkpointed_forward.units[i].forward_seconds))};
+      // In the same partition none runs in chunks too: nothing extra to pay.
+      if (!request_.chunk_every_unit) {
+        cost.chunking_seconds = chunking_seconds(none_.units[i], checkpointed_forward.units[i]);
+      }
       cost.held_bytes = std::max<std::int64_t>(0, none_.units[i].kept_bytes);
       // Measured in float32's forward-only pass; boundaries' dtype does not change them.
       cost.workspace_bytes = i < workspace_.size() ? workspace_[i] : 0;
@@ -186,7 +190,7 @@ class BudgetPlanner {
            (none_.peak_bytes - none_.forward_end_bytes);
   }
 
-  void measure_none() { none_ = meter_.measure(CheckpointConfig::none()); }
+  void measure_none() { none_ = meter_.measure(none_like(request_)); }
   // Each unit's chunk temporaries, from a forward-only pass with every unit checkpointed.
   void keep_workspace(const StepMeasurement& checkpointed_forward) {
     workspace_.clear();

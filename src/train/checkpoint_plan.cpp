@@ -110,6 +110,7 @@ PlanSetting setting_for(const CheckpointConfig& like, const CheckpointChoice& ch
   setting.config.checkpoint_attention = like.checkpoint_attention;
   setting.config.checkpoint_ffn = like.checkpoint_ffn;
   setting.config.boundary_dtype = like.boundary_dtype;
+  setting.config.chunk_every_unit = like.chunk_every_unit;
   return setting;
 }
 

@@ -19,6 +19,7 @@ CheckpointConfig selective_like(const CheckpointConfig& request, std::vector<std
   config.checkpoint_attention = request.checkpoint_attention;
   config.checkpoint_ffn = request.checkpoint_ffn;
   config.boundary_dtype = request.boundary_dtype;
+  config.chunk_every_unit = request.chunk_every_unit;
   return config;
 }
 
@@ -41,7 +42,7 @@ CheckpointPlan plan_checkpointing(TFTModel& model, const PlanningStep& step,
 
   CheckpointPlan plan;
   plan.memory_fraction = dynamic->memory_fraction;
-  measure(CheckpointConfig::none());  // warm-up: first-call allocations and caches
+  measure(none_like(request));  // warm-up: first-call allocations and caches
   std::vector<CheckpointConfig> alone_configs;
   std::vector<std::size_t> every_unit;
   for (const UnitInfo& unit : model->units()) {
@@ -50,11 +51,11 @@ CheckpointPlan plan_checkpointing(TFTModel& model, const PlanningStep& step,
   }
   // Rounds of none + each unit alone; the fastest run of each. A unit's cost is the time its
   // reruns took (timed where they run, not a difference of two noisy step times).
-  StepMeasurement none = measure(CheckpointConfig::none());
+  StepMeasurement none = measure(none_like(request));
   std::vector<StepMeasurement> alone;
   for (const CheckpointConfig& config : alone_configs) alone.push_back(measure(config));
   for (int round = 1; round < kTimingRepeats; ++round) {
-    none.seconds = std::min(none.seconds, measure(CheckpointConfig::none()).seconds);
+    none.seconds = std::min(none.seconds, measure(none_like(request)).seconds);
     for (std::size_t i = 0; i < n; ++i) {
       alone[i].recompute_seconds =
           std::min(alone[i].recompute_seconds, measure(alone_configs[i]).recompute_seconds);
@@ -70,6 +71,10 @@ CheckpointPlan plan_checkpointing(TFTModel& model, const PlanningStep& step,
     costs.push_back({model->units()[i].name, model->chunk_count(i, batch_size),
                      none.peak_bytes - alone[i].peak_bytes,
                      std::max(min_cost, alone[i].recompute_seconds)});
+    // In the same partition none runs in chunks too: nothing extra to pay.
+    if (!request.chunk_every_unit) {
+      costs.back().chunking_seconds = chunking_seconds(none.units[i], alone[i].units[i]);
+    }
   }
   plan.minimum_peak_bytes = measure(selective_like(request, every_unit)).peak_bytes;
   const auto allowed = static_cast<std::int64_t>(target * (1.0 + kPlanTolerance));

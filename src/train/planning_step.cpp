@@ -13,6 +13,16 @@
 
 namespace tft {
 
+double chunking_seconds(const UnitMeasurement& whole, const UnitMeasurement& chunked) {
+  return 2.0 * std::max(0.0, chunked.forward_seconds - whole.forward_seconds);
+}
+
+CheckpointConfig none_like(const CheckpointConfig& request) {
+  CheckpointConfig none = CheckpointConfig::none();
+  none.chunk_every_unit = request.chunk_every_unit;
+  return none;
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -30,6 +30,10 @@ namespace memory {
 class MemoryMeter;
 }
 
+// Strategy none in `request`'s partition (checkpoint.chunk_every_unit): what a planner measures
+// a plan against.
+CheckpointConfig none_like(const CheckpointConfig& request);
+
 // Forward and loss on the first `rows` rows of the planning batch (all of them: its size).
 using PlanningStep = std::function<at::Tensor(std::int64_t rows)>;
 
@@ -42,6 +46,12 @@ struct UnitMeasurement {
   // (checkpointed, that is one chunk's temporaries: what rerunning a chunk adds in backward).
   std::int64_t workspace_bytes = 0;
 };
+
+// What running a unit in its chunks costs a step beyond running it whole (planner.h's
+// chunking_seconds), from its forward measured whole (strategy none) and in its chunks (the
+// unit checkpointed): twice the difference, since its backward runs in the same chunks, and 0
+// where the chunks were no slower. Both in the units' cost clock (UnitMeasurement).
+double chunking_seconds(const UnitMeasurement& whole, const UnitMeasurement& chunked);
 
 struct StepMeasurement {
   std::int64_t peak_bytes = 0;         // activation peak of the step (forward_only: at its end)

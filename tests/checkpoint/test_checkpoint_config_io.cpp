@@ -49,6 +49,11 @@ std::vector<CheckpointConfig> sample_configs() {
       CheckpointConfig::selective({1, 3}).with_boundary_dtype(tft::BoundaryDtype::kInt8),
       CheckpointConfig::dynamic(6, 0.3).with_boundary_dtype(tft::BoundaryDtype::kInt8),
       CheckpointConfig::none().with_boundary_dtype(tft::BoundaryDtype::kBFloat16),
+      [] {
+        CheckpointConfig c = CheckpointConfig::uniform(2);
+        c.chunk_every_unit = true;
+        return c;
+      }(),
   };
 }
 
@@ -247,7 +252,7 @@ void test_yaml_node_section(void** state) {
       },
       "train.yaml:5: checkpoint: unknown key 'intervall' (expected one of: strategy, interval, "
       "layers, num_layers, memory_fraction, checkpoint_attention, checkpoint_ffn, "
-      "min_checkpoint_interval, boundary_dtype, memory_budget)",
+      "min_checkpoint_interval, boundary_dtype, memory_budget, chunk_every_unit)",
       "section with context");
   expect_config_error(
       [&] { (void)tft::checkpoint_config_from_yaml_node(bad["checkpoint"], "", nullptr); },
@@ -269,7 +274,7 @@ const BadInput kBadInputs[] = {
     {"unknown key", false, false, "strategy: uniform\ninterval: 2\nintervall: 3\n",
      "line 3: checkpoint: unknown key 'intervall' (expected one of: strategy, interval, layers, "
      "num_layers, memory_fraction, checkpoint_attention, checkpoint_ffn, "
-     "min_checkpoint_interval, boundary_dtype, memory_budget)"},
+     "min_checkpoint_interval, boundary_dtype, memory_budget, chunk_every_unit)"},
     {"unknown key in flow map", false, false, "{strategy: uniform, interval: 2, bogus: 1}\n",
      "line 1: checkpoint: unknown key 'bogus'"},
     {"wrong type", false, false, "strategy: uniform\ninterval: two\n",
@@ -371,7 +376,7 @@ const BadInput kBadInputs[] = {
     {"JSON unknown key", true, false, "{\"strategy\": \"uniform\", \"interval\": 2, \"foo\": 1}",
      "checkpoint: unknown key 'foo' (expected one of: strategy, interval, layers, num_layers, "
      "memory_fraction, checkpoint_attention, checkpoint_ffn, min_checkpoint_interval, "
-     "boundary_dtype, memory_budget)"},
+     "boundary_dtype, memory_budget, chunk_every_unit)"},
     {"unknown boundary dtype", false, false,
      "strategy: uniform\ninterval: 1\nboundary_dtype: fp8\n",
      "line 3: checkpoint.boundary_dtype: unknown boundary dtype \"fp8\" (expected one of: "

@@ -66,6 +66,24 @@ TFT_TEST(part_of_a_unit_meets_a_budget_a_whole_unit_overshoots) {
   assert_true(choice.predicted_recompute_seconds == 4.5);
 }
 
+// A unit touched at all runs in its chunks instead of whole: chunking_seconds, once per unit.
+TFT_TEST(the_price_of_running_in_chunks_is_paid_once_per_unit_touched) {
+  // Two units alike: 4 chunks, 400 bytes, 4 s (1 s a chunk). Budget 600 of 1000 (save 400).
+  std::vector<UnitCost> units{{"a", 4, 400, 4.0}, {"b", 4, 400, 4.0}};
+  auto choice = choose_checkpoint_chunks(units, 1000, 600);
+  assert_true(choice.fits);
+  assert_int_equal(choice.checkpointed_chunks[0] + choice.checkpointed_chunks[1], 4);
+  // Running in chunks costs 3 s a unit: one whole unit (4 + 3 s) beats two halves (4 + 6 s).
+  for (UnitCost& u : units) u.chunking_seconds = 3.0;
+  choice = choose_checkpoint_chunks(units, 1000, 600);
+  assert_true((choice.checkpointed_chunks == Chunks{4, 0}) ||
+              (choice.checkpointed_chunks == Chunks{0, 4}));
+  assert_true(choice.predicted_recompute_seconds == 7.0);
+  assert_true(tft::partial_recompute_seconds(units[0], 0) == 0.0);
+  assert_true(tft::partial_recompute_seconds(units[0], 1) == 4.0);
+  assert_true(tft::partial_recompute_seconds(units[0], 4) == 7.0);
+}
+
 TFT_TEST(a_budget_above_the_baseline_checkpoints_nothing) {
   const auto choice = choose_checkpoint_chunks(whole_units(), 100, 100);
   assert_true(choice.fits);
@@ -115,6 +133,7 @@ TFT_TEST(random_tables_match_brute_force) {
     std::int64_t total = 0;
     for (UnitCost& u : units) {
       u = {"u", chunk_count(rng), bytes(rng), seconds(rng)};
+      if (trial % 2 == 1) u.chunking_seconds = seconds(rng);
       total += std::max<std::int64_t>(0, u.saved_bytes);
     }
     const std::int64_t baseline = 2000;
@@ -154,6 +173,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(cheapest_set_of_whole_units_within_the_budget),
       cmocka_unit_test(part_of_a_unit_meets_a_budget_a_whole_unit_overshoots),
+      cmocka_unit_test(the_price_of_running_in_chunks_is_paid_once_per_unit_touched),
       cmocka_unit_test(a_budget_above_the_baseline_checkpoints_nothing),
       cmocka_unit_test(an_unreachable_budget_gives_the_lowest_peak_and_says_so),
       cmocka_unit_test(ties_in_time_go_to_the_larger_saving),

@@ -314,7 +314,7 @@ struct LstmRun {
   TensorVector grads;
 };
 
-LstmRun run_chunked_lstm(torch::nn::LSTM& lstm, const torch::Tensor& x, bool checkpointed) {
+LstmRun run_chunked_lstm(torch::nn::LSTM& lstm, const torch::Tensor& x, tft::SegmentMode mode) {
   for (auto& p : lstm->parameters()) p.mutable_grad() = torch::Tensor();
   auto h = torch::zeros({1, x.size(0), 8}), c = torch::zeros({1, x.size(0), 8});
   TensorVector outputs;
@@ -326,7 +326,7 @@ LstmRun run_chunked_lstm(torch::nn::LSTM& lstm, const torch::Tensor& x, bool che
             return TensorVector{out, std::get<0>(state), std::get<1>(state)};
           });
         },
-        {x.slice(1, span.begin, span.end), h, c}, {lstm.ptr()}, checkpointed);
+        {x.slice(1, span.begin, span.end), h, c}, {lstm.ptr()}, mode);
     outputs.push_back(r[0]);
     h = r[1];
     c = r[2];
@@ -339,15 +339,31 @@ LstmRun run_chunked_lstm(torch::nn::LSTM& lstm, const torch::Tensor& x, bool che
 
 }  // namespace
 
-TFT_TEST(kept_and_checkpointed_segments_give_identical_gradients) {
+// The same chunked LSTM (seeded alike) in `mode` and recomputed.
+static std::pair<LstmRun, LstmRun> lstm_in_mode_and_recomputed(tft::SegmentMode mode) {
   torch::manual_seed(3);
   torch::nn::LSTM lstm(torch::nn::LSTMOptions(4, 8).batch_first(true));
   auto x = torch::randn({3, 20, 4});
-  auto kept = run_chunked_lstm(lstm, x, false);
-  auto recomputed = run_chunked_lstm(lstm, x, true);
+  LstmRun in_mode = run_chunked_lstm(lstm, x, mode);
+  return {std::move(in_mode), run_chunked_lstm(lstm, x, tft::SegmentMode::kRecomputed)};
+}
+
+TFT_TEST(kept_and_checkpointed_segments_give_identical_gradients) {
+  const auto [kept, recomputed] = lstm_in_mode_and_recomputed(tft::SegmentMode::kKept);
   assert_true(torch::equal(kept.output, recomputed.output));
   for (size_t i = 0; i < kept.grads.size(); ++i) {
     assert_true(torch::equal(kept.grads[i], recomputed.grads[i]));
+  }
+}
+
+// A plain graph sums a weight's gradient use by use, a segment per segment: the same values
+// up to float32 rounding, not the same bits (segment.h).
+TFT_TEST(plain_graph_segments_give_gradients_within_rounding) {
+  const auto [graph, recomputed] = lstm_in_mode_and_recomputed(tft::SegmentMode::kGraph);
+  assert_true(torch::equal(graph.output, recomputed.output));
+  for (size_t i = 0; i < graph.grads.size(); ++i) {
+    const double scale = recomputed.grads[i].abs().max().item<double>();
+    assert_true(max_abs(graph.grads[i] - recomputed.grads[i]) <= 1e-5 * scale);
   }
 }
 
@@ -358,7 +374,7 @@ TFT_TEST(kept_segment_honours_retain_graph_and_refuses_a_second_backward) {
   auto run = [&] {
     return tft::run_segment(
         [linear](const TensorVector& in) mutable { return TensorVector{linear(in[0]).tanh()}; },
-        {x}, {linear.ptr()}, false)[0];
+        {x}, {linear.ptr()}, tft::SegmentMode::kKept)[0];
   };
   auto y = run().sum();
   y.backward({}, /*retain_graph=*/true);
@@ -383,6 +399,7 @@ int main() {
       cmocka_unit_test(attention_block_chunks_agree_with_one_chunk),
       cmocka_unit_test(pinball_loss_values),
       cmocka_unit_test(kept_and_checkpointed_segments_give_identical_gradients),
+      cmocka_unit_test(plain_graph_segments_give_gradients_within_rounding),
       cmocka_unit_test(kept_segment_honours_retain_graph_and_refuses_a_second_backward),
   };
   return cmocka_run_group_tests_name("model_blocks", tests, nullptr, nullptr);

@@ -208,7 +208,11 @@ QatRun train_with_qat(const CheckpointConfig& checkpointing, const tft::ChunkLim
   const auto c = qat_config();
   torch::manual_seed(11);
   TFTModel model(c);
-  model->set_checkpointing(checkpointing);
+  // Every unit in its chunks whatever recomputes (checkpoint.chunk_every_unit): the partition in
+  // which strategies are bitwise equal.
+  CheckpointConfig same_partition = checkpointing;
+  same_partition.chunk_every_unit = true;
+  model->set_checkpointing(same_partition);
   model->set_checkpointed_chunks(limits);
   model->train();
   tft::set_fake_quantizers_observing(*model, true);

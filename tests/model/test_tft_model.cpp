@@ -237,7 +237,9 @@ struct ParitySetup {
   TFTBatch batch;
   torch::Tensor target;
 
-  explicit ParitySetup(tft::Precision precision, double embedding_dropout = 0.0) {
+  explicit ParitySetup(tft::Precision precision, double embedding_dropout = 0.0,
+                       double dropout = 0.1) {
+    config.dropout = dropout;
     config.embedding_dropout = embedding_dropout;
     config.decoder_layers = 2;
     config.lstm_layers = 2;
@@ -256,9 +258,24 @@ struct ParitySetup {
   }
 };
 
-StepResult check_gradient_parity(tft::Precision precision, double embedding_dropout = 0.0) {
-  ParitySetup setup(precision, embedding_dropout);
-  const auto reference = setup.step(CheckpointConfig::none());
+// The bound within which a strategy's gradients (the norm of the error over every parameter,
+// relative to the norm of the gradient, as tft-bench reports it) and loss match strategy none's
+// when units that recompute nothing run whole (the default), without dropout: the same sums in
+// another order (docs/config.md, checkpoint.chunk_every_unit, gives the measured figures). With
+// dropout the partitions draw different masks (a chunk draws its own), so there is no such bound.
+double whole_unit_bound(tft::Precision precision) {
+  return precision == tft::Precision::Float32 ? 1e-5 : 2e-2;
+}
+
+// With `same_partition` (checkpoint.chunk_every_unit on, for every setting and the reference)
+// every strategy must match none bit for bit; without (and without dropout), within
+// whole_unit_bound.
+StepResult check_gradient_parity(tft::Precision precision, bool same_partition,
+                                 double embedding_dropout = 0.0) {
+  ParitySetup setup(precision, embedding_dropout, same_partition ? 0.1 : 0.0);
+  CheckpointConfig none = CheckpointConfig::none();
+  none.chunk_every_unit = same_partition;
+  const auto reference = setup.step(none);
   size_t defined = 0;
   for (const auto& g : reference.grads) defined += g.defined() && max_abs(g) > 0;
   std::printf("  %s: %zu of %zu parameter gradients non-zero; loss %.9f\n",
@@ -272,7 +289,7 @@ StepResult check_gradient_parity(tft::Precision precision, double embedding_drop
   for (const auto& g : reference.grads) assert_true(g.scalar_type() == at::kFloat);
 
   // Dropout really draws: another seed gives another loss.
-  {
+  if (setup.config.dropout > 0) {
     torch::manual_seed(99);
     auto other =
         setup.loss_fn(setup.model->forward(setup.batch).prediction, setup.target).item<double>();
@@ -311,13 +328,20 @@ StepResult check_gradient_parity(tft::Precision precision, double embedding_drop
                       CheckpointConfig::uniform(1),
                       {{0, 0}, {1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}, {6, 0}}});
 
-  for (const auto& [name, config, limits] : settings) {
+  double worst_relative = 0.0;
+  for (auto [name, config, limits] : settings) {
+    config.chunk_every_unit = same_partition;
     const auto run = setup.step(config, limits);
     const double loss_diff = tensor_diff(reference.loss, run.loss);
-    double grad_diff = 0;
+    double grad_diff = 0, error_squared = 0, reference_squared = 0;
     for (size_t i = 0; i < run.grads.size(); ++i) {
       grad_diff = std::max(grad_diff, tensor_diff(reference.grads[i], run.grads[i]));
+      error_squared += (run.grads[i] - reference.grads[i]).square().sum().item<double>();
+      reference_squared += reference.grads[i].square().sum().item<double>();
     }
+    const double relative = std::max(loss_diff / std::abs(reference.loss.item<double>()),
+                                     std::sqrt(error_squared / reference_squared));
+    worst_relative = std::max(worst_relative, relative);
     double interp_diff =
         tensor_diff(reference.output.prediction.detach(), run.output.prediction.detach());
     for (auto member : {&TFTOutput::static_weights, &TFTOutput::encoder_weights,
@@ -325,26 +349,40 @@ StepResult check_gradient_parity(tft::Precision precision, double embedding_drop
       interp_diff =
           std::max(interp_diff, tensor_diff(reference.output.*member, run.output.*member));
     }
-    std::printf("  %-28s |dloss| %g  max|dgrad| %g  max|dinterp| %g\n", name.c_str(), loss_diff,
-                grad_diff, interp_diff);
-    assert_true(loss_diff == 0.0);
-    assert_true(grad_diff == 0.0);
-    assert_true(interp_diff == 0.0);
+    std::printf("  %-28s |dloss| %g  max|dgrad| %g  max|dinterp| %g  relative %g\n", name.c_str(),
+                loss_diff, grad_diff, interp_diff, relative);
+    if (same_partition) {
+      assert_true(loss_diff == 0.0);
+      assert_true(grad_diff == 0.0);
+      assert_true(interp_diff == 0.0);
+    } else {
+      assert_true(relative <= whole_unit_bound(precision));
+    }
   }
+  std::printf("  %s, %s: worst relative error %g\n", tft::to_string(precision),
+              same_partition ? "same partition" : "units that recompute nothing whole",
+              worst_relative);
   return reference;
 }
 
 }  // namespace
 
 TFT_TEST(gradients_are_bitwise_equal_with_and_without_checkpointing) {
-  check_gradient_parity(tft::Precision::Float32);
+  check_gradient_parity(tft::Precision::Float32, /*same_partition=*/true);
+}
+
+TFT_TEST(gradients_with_whole_units_stay_within_the_bound) {
+  check_gradient_parity(tft::Precision::Float32, /*same_partition=*/false);
+  check_gradient_parity(tft::Precision::Bf16Mixed, /*same_partition=*/false);
 }
 
 // bf16-mixed: bitwise across strategies too (each rerun casts as its forward did), and really
 // in bfloat16: its gradients differ from float32's, by what 8 significant bits explain.
 TFT_TEST(bf16_mixed_gradients_are_bitwise_equal_across_strategies) {
-  const StepResult bf16 = check_gradient_parity(tft::Precision::Bf16Mixed);
-  const StepResult fp32 = ParitySetup(tft::Precision::Float32).step(CheckpointConfig::none());
+  const StepResult bf16 = check_gradient_parity(tft::Precision::Bf16Mixed, true);
+  CheckpointConfig same_partition = CheckpointConfig::none();
+  same_partition.chunk_every_unit = true;
+  const StepResult fp32 = ParitySetup(tft::Precision::Float32).step(same_partition);
   double worst = 0.0, any_diff = 0.0;
   for (size_t i = 0; i < fp32.grads.size(); ++i) {
     const double scale = std::max(max_abs(fp32.grads[i]), 1e-6);
@@ -364,7 +402,8 @@ TFT_TEST(bf16_mixed_gradients_are_bitwise_equal_across_strategies) {
 // masks from the same generators as the model's other dropout, so every recompute draws them
 // again: bitwise parity holds with it too.
 TFT_TEST(gradients_are_bitwise_equal_with_embedding_dropout) {
-  check_gradient_parity(tft::Precision::Float32, /*embedding_dropout=*/0.3);
+  check_gradient_parity(tft::Precision::Float32, /*same_partition=*/true,
+                        /*embedding_dropout=*/0.3);
 }
 
 TFT_TEST(chunk_counts_and_checkpointed_chunk_limits) {
@@ -447,6 +486,7 @@ int main() {
       cmocka_unit_test(forecasts_never_depend_on_later_inputs),
       cmocka_unit_test(interpretation_outputs_are_distributions_when_checkpointed),
       cmocka_unit_test(gradients_are_bitwise_equal_with_and_without_checkpointing),
+      cmocka_unit_test(gradients_with_whole_units_stay_within_the_bound),
       cmocka_unit_test(bf16_mixed_gradients_are_bitwise_equal_across_strategies),
       cmocka_unit_test(gradients_are_bitwise_equal_with_embedding_dropout),
       cmocka_unit_test(chunk_counts_and_checkpointed_chunk_limits),

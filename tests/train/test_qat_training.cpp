@@ -81,10 +81,13 @@ bool all_uncalibrated(tft::TFTModel& model) {
 TFT_TEST(test_qat_with_checkpointing_trains_bitwise_like_without) {
   const fs::path dir = scratch_dir("qat_parity");
   write_text(dir / "data.csv", synthetic_csv(80));
+  // In the same partition (checkpoint.chunk_every_unit), where strategies are bitwise equal.
   TrainConfig plain = qat_config(dir, "plain");
   plain.checkpoint = CheckpointConfig::none();
+  plain.checkpoint.chunk_every_unit = true;
   TrainConfig checkpointed = qat_config(dir, "checkpointed");
   checkpointed.checkpoint = CheckpointConfig::uniform(1);
+  checkpointed.checkpoint.chunk_every_unit = true;
 
   Trainer a(plain);
   assert_true(all_uncalibrated(a.model()));
@@ -107,6 +110,7 @@ TFT_TEST(test_qat_with_checkpointing_trains_bitwise_like_without) {
   // batch) and training still starts from the uncalibrated state: the same run again.
   TrainConfig planned = qat_config(dir, "planned");
   planned.checkpoint = CheckpointConfig::dynamic(6, 0.5);
+  planned.checkpoint.chunk_every_unit = true;
   Trainer c(planned);
   assert_true(all_uncalibrated(c.model()) == false);
   const ObservedRun z = train_observed(c);

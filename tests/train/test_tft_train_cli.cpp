@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -72,6 +73,27 @@ model: {hidden_size: 8, attention_heads: 2}
 training: {epochs: 5, batch_size: 32, learning_rate: 0.01, seed: 3}
 output: {directory: from-yaml}
 )";
+
+// Two forecast.csv rows with the same labels and quantiles equal to 1e-6 relative.
+bool same_forecast_row(const std::string& a, const std::string& b) {
+  const auto fields = [](const std::string& row) {
+    std::vector<std::string> out;
+    std::istringstream in(row);
+    for (std::string field; std::getline(in, field, ',');) out.push_back(field);
+    return out;
+  };
+  const std::vector<std::string> x = fields(a), y = fields(b);
+  if (x.size() != y.size() || x.size() < 8) return false;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if (i < 5 || i >= 8) {
+      if (x[i] != y[i]) return false;
+      continue;
+    }
+    const double u = std::stod(x[i]), v = std::stod(y[i]);
+    if (std::abs(u - v) > 1e-6 * std::max(std::abs(u), std::abs(v))) return false;
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -170,7 +192,9 @@ TFT_TEST(predict_forecasts_new_data_with_a_saved_model) {
               std::string::npos);
   const std::vector<std::string> fresh_rows = future_rows(read_text(predicted / "forecast.csv"));
   assert_int_equal(static_cast<int>(fresh_rows.size()), 6);
-  assert_true(fresh_rows[0] == rows[0]);  // series a: as before
+  // Series a: as before, to float32 rounding (the products see 2 series instead of 3, and a
+  // product's blocking, so its last bit, may depend on its row count).
+  assert_true(same_forecast_row(fresh_rows[0], rows[0]));
   assert_true(fresh_rows[3].rfind("future,z,", 0) == 0);
 
   r = run(dir, "predict --output x");
