@@ -27,7 +27,14 @@ std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>&
                     {"flops_per_step", r.flops_per_step},
                     {"achieved_gflops_per_second", r.achieved_gflops_per_second},
                     {"peak_fraction", r.peak_fraction},
-                    {"fp32_peak_fraction", r.fp32_peak_fraction}});
+                    {"fp32_peak_fraction", r.fp32_peak_fraction},
+                    {"op_calls", r.op_calls},
+                    {"op_calls_by_phase",
+                     {{"forward", r.op_calls_forward},
+                      {"loss", r.op_calls_loss},
+                      {"backward", r.op_calls_backward},
+                      {"optimizer", r.op_calls_optimizer}}},
+                    {"host_syncs", r.host_syncs}});
   }
   nlohmann::json peaks = {
       {"float32",
@@ -87,6 +94,26 @@ std::string results_to_markdown(const std::vector<BenchResult>& results, const B
                     static_cast<long long>(run->gemm_peak_fp32_size), run->threads);
     }
     out << note;
+  }
+  return out.str();
+}
+
+std::string op_counts_to_markdown(const std::vector<BenchResult>& results) {
+  std::ostringstream out;
+  out << "| strategy | operator calls | forward | loss | backward | optimizer | host syncs | "
+         "calls / none's |\n"
+      << "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  const double base = results.empty() ? 0.0 : static_cast<double>(results.front().op_calls);
+  char line[256];
+  for (const auto& r : results) {
+    std::snprintf(
+        line, sizeof line, "| %s | %lld | %lld | %lld | %lld | %lld | %lld | %.2f |\n",
+        r.strategy.c_str(), static_cast<long long>(r.op_calls),
+        static_cast<long long>(r.op_calls_forward), static_cast<long long>(r.op_calls_loss),
+        static_cast<long long>(r.op_calls_backward), static_cast<long long>(r.op_calls_optimizer),
+        static_cast<long long>(r.host_syncs),
+        base > 0 ? static_cast<double>(r.op_calls) / base : 0.0);
+    out << line;
   }
   return out.str();
 }

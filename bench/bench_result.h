@@ -18,8 +18,9 @@ struct BenchResult {
   double memory_savings_predicted = 0;   // the seed's formula
   double compute_overhead_predicted = 0;
   double grad_max_abs_diff = 0;  // first step's gradients against none
-  // |g - g_none| / |g_none| over every parameter's gradient as one vector (L2 norms): 0 unless
-  // the boundaries are compressed.
+  // |g - g_none| / |g_none| over every parameter's gradient as one vector (L2 norms). With
+  // --bitwise 0 unless the boundaries are compressed; without, a checkpointed unit's chunks
+  // draw their own dropout masks, so this compares two draws (0 for none itself).
   double grad_relative_error = 0;
   double loss = 0;  // first step's loss
   // Counted in one un-timed step (flop_counter.h): matrix products at 2*m*n*k, the LSTM's
@@ -30,6 +31,15 @@ struct BenchResult {
   double achieved_gflops_per_second = 0;  // flops_per_step / step_seconds_median
   double peak_fraction = 0;       // of the GEMM peak at the run's precision (bf16 for bf16-mixed)
   double fp32_peak_fraction = 0;  // of the float32 GEMM peak
+  // Counted in the same un-timed step (common/operator_counter.h): ATen operator calls of the
+  // training step (forward, loss, backward, optimizer; not the bench's own zeroing and checks),
+  // and the host syncs among them.
+  std::int64_t op_calls_forward = 0;
+  std::int64_t op_calls_loss = 0;
+  std::int64_t op_calls_backward = 0;
+  std::int64_t op_calls_optimizer = 0;
+  std::int64_t op_calls = 0;  // the four together
+  std::int64_t host_syncs = 0;
 };
 
 // What a run measured on: recorded beside its results, since numbers from different machines,
@@ -60,6 +70,9 @@ std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>&
 // names the precision and the GEMM peaks the "% of peak" column is taken against.
 std::string results_to_markdown(const std::vector<BenchResult>& results,
                                 const BenchRun* run = nullptr);
+
+// Operator calls and host syncs per step, per strategy and phase, as Markdown.
+std::string op_counts_to_markdown(const std::vector<BenchResult>& results);
 
 // Memory saved (y) against step-time overhead (x), one labelled point per strategy.
 std::string results_to_svg_chart(const std::vector<BenchResult>& results, const std::string& title);

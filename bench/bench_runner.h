@@ -34,6 +34,9 @@ struct Runner {
   std::string plan_summary;  // planned strategies: what the planner chose, and why
   std::string plan_choice;   // ... and just the units (and chunks)
   FlopCount flops;           // one counted step
+  // The same step's operator calls by phase, and its host syncs (common/operator_counter.h).
+  std::int64_t op_calls_forward = 0, op_calls_loss = 0, op_calls_backward = 0,
+               op_calls_optimizer = 0, host_syncs = 0;
   // --memory-budget runners (budget_runners.h): the budget (0: a strategy of --strategies),
   // what planning took and the peak the planner measured.
   std::int64_t budget_bytes = 0;

@@ -29,18 +29,20 @@ TFTModel fresh_model(const ModelConfig& model_config, Precision precision,
 BudgetRunners plan_budget_runners(const std::string& budgets, const ModelConfig& model_config,
                                   Precision precision, const TFTBatch& batch,
                                   const torch::Tensor& target, QuantileLoss& loss_fn,
-                                  std::int64_t batch_size, const c10::Device& device) {
+                                  std::int64_t batch_size, const c10::Device& device,
+                                  bool same_partition) {
   const BudgetList list = parse_budget_list(budgets);
   std::vector<std::int64_t> sizes = list.bytes;
   if (list.sweep_points > 0) {
     // The sweep's ends, measured as the planners measure: none's peak and full+int8's.
     TFTModel probe = fresh_model(model_config, precision, device);
     PlanningMeter ends(probe, planning_step(probe, batch, target, loss_fn), batch_size, device);
-    ends.measure(CheckpointConfig::none());  // warm-up
-    const std::int64_t high = ends.measure(CheckpointConfig::none()).peak_bytes;
+    CheckpointConfig none = CheckpointConfig::none(), floor = CheckpointConfig::uniform(1);
+    none.chunk_every_unit = floor.chunk_every_unit = same_partition;
+    ends.measure(none);  // warm-up
+    const std::int64_t high = ends.measure(none).peak_bytes;
     const std::int64_t low =
-        ends.measure(CheckpointConfig::uniform(1).with_boundary_dtype(BoundaryDtype::kInt8))
-            .peak_bytes;
+        ends.measure(floor.with_boundary_dtype(BoundaryDtype::kInt8)).peak_bytes;
     sizes = sweep_budgets(high, low, list.sweep_points);
     std::printf("memory budget sweep: %d budgets from none's %s down to full+int8's %s\n",
                 list.sweep_points, format_bytes(high).c_str(), format_bytes(low).c_str());
@@ -58,6 +60,7 @@ BudgetRunners plan_budget_runners(const std::string& budgets, const ModelConfig&
     CheckpointConfig request =
         CheckpointConfig::none().with_checkpoint_attention(true).with_checkpoint_ffn(true);
     request.memory_budget = MemoryBudget::of_bytes(bytes);
+    request.chunk_every_unit = same_partition;
     const auto started = std::chrono::steady_clock::now();
     try {
       const CheckpointPlan plan =

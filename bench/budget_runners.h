@@ -21,11 +21,13 @@ struct BudgetRunners {
 };
 
 // `budgets`: --memory-budget's text (budget_sweep.h); a sweep measures its ends first. Every
-// model starts from seed 0's weights, as the strategies' do.
+// model starts from seed 0's weights, as the strategies' do. `same_partition`: plan with
+// checkpoint.chunk_every_unit (tft-bench --bitwise).
 BudgetRunners plan_budget_runners(const std::string& budgets, const ModelConfig& model_config,
                                   Precision precision, const TFTBatch& batch,
                                   const torch::Tensor& target, QuantileLoss& loss_fn,
-                                  std::int64_t batch_size, const c10::Device& device);
+                                  std::int64_t batch_size, const c10::Device& device,
+                                  bool same_partition);
 
 // A row per budget, the largest first: the planned runners' timed figures beside the fastest
 // fixed runner (Runner::fixed) whose timed peak fits the same budget.

@@ -27,6 +27,7 @@
 #include "strategy_spec.h"
 
 #include "common/compute_threads.h"
+#include "common/operator_counter.h"
 #include "common/cpu_clock.h"
 #include "common/error.h"
 #include "data/batch.h"
@@ -133,6 +134,7 @@ int main(int argc, char** argv) {
   std::string json_path, chart_path, markdown_path, profile_prefix, precision_name;
   std::string memory_budgets;
   bool list_ops = false;
+  bool bitwise = false;
   app.add_option("--config", config_path, "bench YAML (model and batch shape)")
       ->check(CLI::ExistingFile);
   app.add_option("--strategies", strategies, "comma-separated strategies");
@@ -146,6 +148,9 @@ int main(int argc, char** argv) {
   app.add_option("--memory-budget", memory_budgets,
                  "budgets to plan for (checkpoint.memory_budget) and time beside the strategies: "
                  "sizes (700MiB,450MiB) or sweep:N (N from none's peak down to full+int8's)");
+  app.add_flag("--bitwise", bitwise,
+               "run every strategy with checkpoint.chunk_every_unit (every unit in its time "
+               "chunks), where gradients must equal none's bit for bit (exit 3 otherwise)");
   app.add_flag("--list-ops", list_ops,
                "print every operator of the counted step of 'none' (calls, FLOPs counted)");
   app.add_option("--json", json_path, "write results as JSON");
@@ -202,18 +207,19 @@ int main(int argc, char** argv) {
     for (const auto& spec : specs) {
       Runner r;
       r.spec = spec;
+      r.spec.config.chunk_every_unit = bitwise;
       torch::manual_seed(0);
       r.model = TFTModel(config.model);  // same seed: the same initial weights
       r.model->to(device);
       r.model->train();
-      r.model->set_checkpointing(spec.config);
+      r.model->set_checkpointing(r.spec.config);
       r.model->set_precision(precision);  // before planning: the planner measures it
-      if (std::holds_alternative<DynamicStrategy>(spec.config.strategy)) {
+      if (std::holds_alternative<DynamicStrategy>(r.spec.config.strategy)) {
         // dynamic(n, fraction) runs the budget planner's measured choice.
         ensure_gradients(r.model->parameters());
         const CheckpointPlan plan =
-            plan_checkpointing(r.model, planning_step(r.model, batch, target, loss_fn), spec.config,
-                               config.batch_size, device);
+            plan_checkpointing(r.model, planning_step(r.model, batch, target, loss_fn),
+                               r.spec.config, config.batch_size, device);
         r.model->set_checkpointing(plan.config);
         r.model->set_checkpointed_chunks(plan.chunk_limits);
         r.plan_summary = plan.summary();
@@ -228,7 +234,7 @@ int main(int argc, char** argv) {
     if (!memory_budgets.empty()) {
       bench::BudgetRunners planned =
           bench::plan_budget_runners(memory_budgets, config.model, precision, batch, target,
-                                     loss_fn, config.batch_size, device);
+                                     loss_fn, config.batch_size, device, bitwise);
       for (Runner& r : planned.runners) runners.push_back(std::move(r));
       unfit_budgets = std::move(planned.unfit);
     }
@@ -246,7 +252,13 @@ int main(int argc, char** argv) {
       int64_t peak;
       torch::Tensor loss;
     };
-    const auto train_step = [&](Runner& r, int step) {
+    // `ops`, when given, counts the step's operator calls by phase; the bench's own work
+    // (zeroing the gradients, timing, probes) falls in a phase that is not reported.
+    const auto train_step = [&](Runner& r, int step, OperatorCounter* ops = nullptr) {
+      const auto phase = [&](const char* name) {
+        if (ops != nullptr) ops->begin_phase(name);
+      };
+      phase("bench");
       for (auto& p : r.model->parameters()) {
         if (p.grad().defined()) p.mutable_grad().zero_();
       }
@@ -259,11 +271,15 @@ int main(int argc, char** argv) {
       // quantile loss does not save), as in a training step and the planners' steps.
       double forward_s = 0;
       torch::Tensor loss = [&] {
+        phase("forward");
         const torch::Tensor prediction = r.model->forward(batch).prediction;
+        phase("bench");
         synchronize(device);
         forward_s = seconds_since(start);
+        phase("loss");
         return loss_fn(prediction, target);
       }();
+      phase("backward");
       if (precision == Precision::Fp16Mixed) {
         (loss * kFp16LossScale).backward();
         for (auto& p : r.model->parameters()) {
@@ -272,8 +288,11 @@ int main(int argc, char** argv) {
       } else {
         loss.backward();
       }
+      phase("bench");
       const int64_t peak = probe.activation_peak_bytes();
+      phase("optimizer");
       r.optimizer->step();
+      phase("bench");
       synchronize(device);
       return StepTimes{forward_s, seconds_since(start), process_cpu_seconds() - cpu_start, peak,
                        loss};
@@ -304,8 +323,17 @@ int main(int argc, char** argv) {
       Runner& r = runners[k];
       const bool list = list_ops && k == 0;
       bench::FlopCounter counter(/*record_all_ops=*/list);
-      train_step(r, warmup + steps);
+      OperatorCounter ops("bench");
+      train_step(r, warmup + steps, &ops);
       r.flops = counter.count();
+      for (const auto& [name, counts] : ops.phases()) {
+        if (name == "bench") continue;
+        (name == "forward"    ? r.op_calls_forward
+         : name == "loss"     ? r.op_calls_loss
+         : name == "backward" ? r.op_calls_backward
+                              : r.op_calls_optimizer) = counts.calls;
+        r.host_syncs += counts.syncs;
+      }
       const auto tallies = counter.op_tallies();
       if (k == 0 || list) {
         std::printf("%s of '%s' (one step):", list ? "operators" : "counted operators",
@@ -365,6 +393,13 @@ int main(int argc, char** argv) {
       res.achieved_gflops_per_second = res.flops_per_step / res.step_seconds_median / 1e9;
       res.peak_fraction = res.achieved_gflops_per_second / run_peak_gflops;
       res.fp32_peak_fraction = res.achieved_gflops_per_second / fp32_peak.gflops_per_second();
+      res.op_calls_forward = r.op_calls_forward;
+      res.op_calls_loss = r.op_calls_loss;
+      res.op_calls_backward = r.op_calls_backward;
+      res.op_calls_optimizer = r.op_calls_optimizer;
+      res.op_calls =
+          r.op_calls_forward + r.op_calls_loss + r.op_calls_backward + r.op_calls_optimizer;
+      res.host_syncs = r.host_syncs;
       results.push_back(res);
     }
 
@@ -388,6 +423,11 @@ int main(int argc, char** argv) {
     const std::vector<bench::BudgetRow> budget_rows =
         bench::budget_rows(runners, std::move(unfit_budgets));
     std::cout << "\n" << bench::results_to_markdown(results, &run);
+    std::cout << "\nOperator calls per training step (one counted step; "
+              << (bitwise ? "every unit in its chunks, --bitwise"
+                          : "units that recompute nothing run whole")
+              << "):\n\n"
+              << bench::op_counts_to_markdown(results);
     if (!budget_rows.empty()) {
       std::cout << "\n"
                 << bench::budget_rows_to_markdown(budget_rows) << "\n"
@@ -426,9 +466,14 @@ int main(int argc, char** argv) {
     if (!markdown_path.empty()) {
       std::ofstream(markdown_path)
           << bench::results_to_markdown(results, &run) << (budget_rows.empty() ? "" : "\n")
-          << (budget_rows.empty() ? std::string() : bench::budget_rows_to_markdown(budget_rows));
+          << (budget_rows.empty() ? std::string() : bench::budget_rows_to_markdown(budget_rows))
+          << "\n"
+          << bench::op_counts_to_markdown(results);
     }
-    // Compressed boundaries change the gradients by design; the rest must match bit for bit.
+    // With --bitwise, every strategy with float32 boundaries must match none bit for bit
+    // (compressed boundaries change the gradients by design). Without, units that recompute
+    // nothing run whole and chunks draw their own dropout masks: the step is another draw.
+    if (!bitwise) return 0;
     bool all_equal = true;
     for (std::size_t i = 0; i < results.size(); ++i) {
       const bool exact = runners[i].spec.config.boundary_dtype == BoundaryDtype::kFloat32;

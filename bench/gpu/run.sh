@@ -201,7 +201,7 @@ peer_install() {
 peer_run() {  # peer_run CONFIG JSON PRECISION
   PYTHONPATH="$peer_site${PYTHONPATH:+:$PYTHONPATH}" "$peer_python" "$root/bench/peer/peer_bench.py" \
     --config "$1" --device "$device" --strategies none,naive --steps "$steps" --warmup "$warmup" \
-    --threads "$threads" --precision "$3" --json "$2"
+    --threads "$threads" --precision "$3" --count-ops --json "$2"
 }
 compare_run() {  # compare_run OURS PEER TITLE TABLE: the table to TABLE, warnings to the log
   python3 "$root/bench/peer-comparison.py" "$1" "$2" --title "$3" >"$4"

@@ -512,6 +512,7 @@ class Runner:
         self.first_grads = None
         self.peak = None
         self.flops = None
+        self.ops = None
 
     def forward_loss(self, x, target):
         """The forward and the loss, under autocast where the precision asks for it."""
@@ -734,6 +735,58 @@ def count_flops(r: Runner, x, target, seed: int) -> dict:
             "lstm_flops_per_step": lstm}
 
 
+OP_PHASES = ("forward", "loss", "backward", "optimizer")
+
+
+def count_ops(r: Runner, x, target, seed: int) -> dict:
+    """ATen operator calls and host value reads of one training step (forward, loss, backward,
+    Adam), from one extra, untimed step, counted the way tft-bench counts its own
+    (src/common/operator_counter.h): every "aten::" operator event the profiler records, nested
+    ones included, by phase; and the reads of one value (aten::_local_scalar_dense) that the
+    host asked for, that is not inside another operator but aten::item. On a GPU each such read
+    of a device tensor waits for the device. torch.optim.Adam's single-tensor path reads each
+    parameter's step count this way; those counters stay on the CPU even for CUDA parameters,
+    so there they do not wait (the CPU count includes them, and says so in the table).
+    """
+    import torch
+    from torch.profiler import ProfilerActivity, profile, record_function
+
+    r.zero_grad()
+    torch.manual_seed(seed)
+    with native_stderr_filtered(PROFILER_NOISE), profile(activities=[ProfilerActivity.CPU]) as prof:
+        with record_function("tft_phase::forward"), r.precision.autocast():
+            output = r.model(x)
+        with record_function("tft_phase::loss"), r.precision.autocast():
+            loss = r.model.loss(output["prediction"], target)
+        with record_function("tft_phase::backward"):
+            r.precision.backward(loss)
+        with record_function("tft_phase::optimizer"):
+            r.precision.step(r.optimizer)
+        del output, loss
+    events = prof.events()
+    phases = [(e.time_range.start, e.time_range.end, e.name.split("::", 1)[1])
+              for e in events if e.name.startswith("tft_phase::")]
+    calls = {phase: 0 for phase in OP_PHASES}
+    reads = 0
+    for e in events:
+        if not e.name.startswith("aten::"):
+            continue
+        # The phase whose range holds the event's start: backward may run on another thread.
+        for start, end, phase in phases:
+            if start <= e.time_range.start <= end:
+                calls[phase] += 1
+                break
+        if e.name == "aten::_local_scalar_dense":
+            parent = e.cpu_parent
+            while parent is not None and parent.name == "aten::item":
+                parent = parent.cpu_parent
+            if parent is None or not parent.name.startswith("aten::"):
+                reads += 1
+    return {"op_calls": sum(calls.values()),
+            "op_calls_by_phase": calls,
+            "host_syncs": reads}
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values)
 
@@ -758,6 +811,9 @@ def parse_args(argv):
     p.add_argument("--count-flops", action="store_true",
                    help="count the FLOPs of one extra, untimed step per strategy "
                         "(FlopCounterMode's matmuls + the LSTMs by formula)")
+    p.add_argument("--count-ops", action="store_true",
+                   help="count one more step's ATen operator calls by phase and its host value "
+                        "reads (see count_ops()), as tft-bench does")
     p.add_argument("--json", metavar="PATH", help="write the results as JSON")
     p.add_argument("--check-import", action="store_true",
                    help="import torch and the peer, print their versions and exit")
@@ -861,6 +917,8 @@ def main(argv=None) -> int:
             r.peak = activation_peak(r, x, target, 999, device)
             if args.count_flops:
                 r.flops = count_flops(r, x, target, 998)
+            if args.count_ops:
+                r.ops = count_ops(r, x, target, 997)
 
         base = runners[0]
         results = []
@@ -880,6 +938,8 @@ def main(argv=None) -> int:
             }
             if r.flops is not None:
                 result.update(r.flops)
+            if r.ops is not None:
+                result.update(r.ops)
             results.append(result)
     except Exception as e:  # noqa: BLE001 - one line, not a traceback, for a failed run
         print(f"peer_bench: {type(e).__name__}: {e}", file=sys.stderr)
@@ -904,6 +964,13 @@ def main(argv=None) -> int:
               f"{res['peak_activation_bytes'] / 1048576:.1f} | "
               f"{res['memory_savings_measured'] * 100:.1f}% | {res['grad_max_abs_diff']:.3g} | "
               f"{res['loss']:.6f} |" + rate)
+    if args.count_ops:
+        print("\n| strategy | operator calls | forward | loss | backward | optimizer | host value "
+              "reads |\n|---|---:|---:|---:|---:|---:|---:|")
+        for res in results:
+            by = res["op_calls_by_phase"]
+            print(f"| {res['strategy']} | {res['op_calls']} | {by['forward']} | {by['loss']} | "
+                  f"{by['backward']} | {by['optimizer']} | {res['host_syncs']} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({

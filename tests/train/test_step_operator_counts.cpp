@@ -1,0 +1,136 @@
+// What a training step costs a GPU before any arithmetic: its operator calls (each a kernel
+// launch there) and its host syncs (common/operator_counter.h). The step is the trainer's:
+// forward, quantile loss, backward, FusedAdam. It reads no value back, so a GPU never waits
+// inside it; the training loop reads the step's loss and norm only when it logs them.
+#include "checkpoint/checkpoint_config.h"
+#include "common/operator_counter.h"
+#include "model/quantile_loss.h"
+#include "model/tft_model.h"
+#include "train/fused_adam.h"
+
+#include "model/model_test_support.h"
+
+#include <ATen/ops/ones.h>
+#include <torch/optim/adam.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "support/cmocka_cpp.h"
+
+using tft::CheckpointConfig;
+using tft::OperatorCounter;
+using tft::OperatorCounts;
+using namespace tft::testing;
+
+namespace {
+
+struct CountedStep {
+  OperatorCounts forward, loss, backward, optimizer;
+  std::int64_t calls() const { return forward.calls + loss.calls + backward.calls + optimizer.calls; }
+  std::int64_t syncs() const { return forward.syncs + loss.syncs + backward.syncs + optimizer.syncs; }
+};
+
+// One step of a fresh model (a warm-up step first: first calls allocate and may differ) with
+// `checkpointing`, counted by phase.
+CountedStep count_step(const CheckpointConfig& checkpointing) {
+  auto config = small_config(full_schema(), 24, 6);
+  config.decoder_layers = 2;
+  TrainingSetup t(config, 8, 3);
+  t.model->set_checkpointing(checkpointing);
+  tft::FusedAdam optimizer(t.model->parameters(), torch::optim::AdamOptions(1e-3));
+  const auto step = [&](OperatorCounter* ops) {
+    const auto phase = [&](const char* name) {
+      if (ops != nullptr) ops->begin_phase(name);
+    };
+    phase("forward");
+    const torch::Tensor prediction = t.model->forward(t.batch).prediction;
+    phase("loss");
+    const torch::Tensor loss = t.loss_fn(prediction, t.target);
+    phase("backward");
+    loss.backward();
+    phase("optimizer");
+    optimizer.step();
+    phase("after");
+  };
+  step(nullptr);
+  optimizer.zero_grad();
+  OperatorCounter ops("before");
+  step(&ops);
+  CountedStep counted;
+  for (const auto& [name, counts] : ops.phases()) {
+    if (name == "forward") counted.forward = counts;
+    if (name == "loss") counted.loss = counts;
+    if (name == "backward") counted.backward = counts;
+    if (name == "optimizer") counted.optimizer = counts;
+  }
+  std::printf("  %-40s calls %lld (forward %lld, loss %lld, backward %lld, optimizer %lld), "
+              "syncs %lld\n",
+              checkpointing.summary().c_str(), static_cast<long long>(counted.calls()),
+              static_cast<long long>(counted.forward.calls),
+              static_cast<long long>(counted.loss.calls),
+              static_cast<long long>(counted.backward.calls),
+              static_cast<long long>(counted.optimizer.calls),
+              static_cast<long long>(counted.syncs()));
+  return counted;
+}
+
+CheckpointConfig in_same_partition(CheckpointConfig config) {
+  config.chunk_every_unit = true;
+  return config;
+}
+
+}  // namespace
+
+TFT_TEST(a_training_step_never_reads_a_value_back) {
+  for (const CheckpointConfig& config :
+       {CheckpointConfig::none(), CheckpointConfig::uniform(1), CheckpointConfig::selective({1, 3}),
+        in_same_partition(CheckpointConfig::uniform(1))}) {
+    const CountedStep step = count_step(config);
+    assert_true(step.forward.calls > 0 && step.backward.calls > 0 && step.optimizer.calls > 0);
+    assert_int_equal(step.syncs(), 0);
+  }
+}
+
+// A unit that recomputes nothing runs whole: far fewer calls than in its chunks, and a plan
+// pays for chunks only in the units it checkpoints.
+TFT_TEST(units_that_recompute_nothing_run_whole) {
+  const CountedStep whole = count_step(CheckpointConfig::none());
+  const CountedStep chunked = count_step(in_same_partition(CheckpointConfig::none()));
+  const CountedStep one_unit = count_step(CheckpointConfig::selective({1}));
+  const CountedStep full = count_step(CheckpointConfig::uniform(1));
+  assert_true(2 * whole.calls() < chunked.calls());
+  assert_true(whole.calls() < one_unit.calls() && one_unit.calls() < full.calls());
+  // The optimizer and the loss do not care how the model ran.
+  assert_int_equal(whole.optimizer.calls, full.optimizer.calls);
+  assert_int_equal(whole.loss.calls, full.loss.calls);
+}
+
+TFT_TEST(the_counter_tells_host_reads_from_reads_inside_kernels) {
+  OperatorCounter ops("reads");
+  const torch::Tensor t = at::ones({3});
+  (void)t.sum().item<float>();  // the host asks: a sync on a GPU
+  ops.begin_phase("arithmetic");
+  (void)(t * t + t);
+  const auto phases = ops.phases();
+  assert_int_equal(phases.size(), 2);
+  assert_true(phases[0].first == "reads");
+  assert_int_equal(phases[0].second.syncs, 1);
+  assert_true(phases[0].second.calls >= 3);  // sum, item, _local_scalar_dense
+  assert_int_equal(phases[1].second.syncs, 0);
+  assert_true(phases[1].second.calls >= 2);
+  assert_int_equal(ops.total().calls, phases[0].second.calls + phases[1].second.calls);
+  assert_int_equal(ops.calls_by_operator().at("aten::mul"), 1);
+  // One counter at a time: the callback is global.
+  TFT_ASSERT_THROWS_WITH(OperatorCounter("again"), std::logic_error, "another counter");
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(a_training_step_never_reads_a_value_back),
+      cmocka_unit_test(units_that_recompute_nothing_run_whole),
+      cmocka_unit_test(the_counter_tells_host_reads_from_reads_inside_kernels),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
