@@ -1,34 +1,103 @@
 #!/usr/bin/env bash
-# The "Operator calls" section of BENCHMARKS.md, from fresh runs: tft-bench and the peer
-# (bench/peer/peer_bench.py --count-ops) on the reference configuration (2 threads) and the
-# host-bound one (1 thread); tft-bench with its default partition (units that recompute nothing
-# run whole, and a memory budget of 30% of none's peak) and with --bitwise (every unit in its
-# chunks), JSON into bench/results/operator-calls-<config>-<run>.json.
-#   bench/operator-calls.sh
-# Assumes ./build/bin/tft-bench is built; the peer's Python comes from bench/peer/setup.sh.
+# The "Operator calls per training step" section of BENCHMARKS.md (issue 40), from fresh runs:
+# tft-bench and the peer (bench/peer/peer_bench.py --count-ops) on the reference configuration
+# (2 threads) and the host-bound one (1 thread). tft-bench runs twice: in its default partition
+# (units that recompute nothing run whole), with a memory budget of 30% of none's peak beside
+# none and full, and with --bitwise (every unit in its chunks, the old partition). JSON and the
+# printed tables go to bench/results/operator-calls-<config>-<run>.{json,txt}.
+#   bench/operator-calls.sh [--skip-runs] [--update BENCHMARKS.md]
+# --skip-runs: render the section from the files of an earlier run.
+# --update FILE: replace the text between <!-- operator-calls:begin --> and
+#   <!-- operator-calls:end --> in FILE (added at its end if absent) instead of printing.
+# Assumes ./build/bin/tft-bench is built; the peer's Python comes from bench/peer/setup.sh
+# ($PEER_PYTHON, default ~/.cache/tftrain/venv-peer/bin/python).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+skip_runs=0
+update=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --skip-runs) skip_runs=1; shift ;;
+    --update) update=${2:?--update needs a file}; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "operator-calls: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
 tft_bench=./build/bin/tft-bench
 peer_python=${PEER_PYTHON:-$HOME/.cache/tftrain/venv-peer/bin/python}
-[ -x "$tft_bench" ] || { echo "operator-calls: $tft_bench is not built" >&2; exit 1; }
-[ -x "$peer_python" ] || { echo "operator-calls: no $peer_python (bench/peer/setup.sh)" >&2; exit 1; }
 out=bench/results
-run() {  # run CONFIG THREADS STEPS BUDGET
-  local config=$1 threads=$2 steps=$3 budget=$4 name
-  name=$(basename "$config" .yaml)
+configs=("reference 2 5 250MiB" "host-bound 1 10 3.7MiB")  # name threads steps budget
+# Budgets: 30% of none's measured activation peak (reference 833.6 MiB, host-bound 12.3 MiB).
+
+measure() {  # measure NAME THREADS STEPS BUDGET
+  local name=$1 threads=$2 steps=$3 budget=$4 config=bench/configs/$1.yaml
   "$tft_bench" --config "$config" --strategies none,full --steps "$steps" --warmup 1 \
     --threads "$threads" --memory-budget "$budget" \
     --json "$out/operator-calls-$name-tftrain.json" >"$out/operator-calls-$name-tftrain.txt"
   "$tft_bench" --config "$config" --strategies none,full --steps "$steps" --warmup 1 \
-    --threads "$threads" --bitwise \
-    --json "$out/operator-calls-$name-tftrain-bitwise.json" \
+    --threads "$threads" --bitwise --json "$out/operator-calls-$name-tftrain-bitwise.json" \
     >"$out/operator-calls-$name-tftrain-bitwise.txt"
   "$peer_python" bench/peer/peer_bench.py --config "$config" --strategies none \
     --steps "$steps" --warmup 1 --threads "$threads" --count-ops \
     --json "$out/operator-calls-$name-peer.json" >"$out/operator-calls-$name-peer.txt" 2>&1
-  python3 bench/peer-comparison.py "$out/operator-calls-$name-tftrain.json" \
-    "$out/operator-calls-$name-peer.json" --title "$name, $threads threads"
 }
-# Budgets: 30% of none's measured activation peak (reference 833.6 MiB, host-bound 12.3 MiB).
-run bench/configs/reference.yaml 2 5 250MiB
-run bench/configs/host-bound.yaml 1 10 3.7MiB
+if ((skip_runs == 0)); then
+  [ -x "$tft_bench" ] || { echo "operator-calls: $tft_bench is not built" >&2; exit 1; }
+  [ -x "$peer_python" ] || { echo "operator-calls: no $peer_python (bench/peer/setup.sh)" >&2; exit 1; }
+  for c in "${configs[@]}"; do
+    # shellcheck disable=SC2086
+    measure $c
+  done
+fi
+
+section=$(mktemp)
+trap 'rm -f "$section"' EXIT
+{
+  echo "## Operator calls per training step (issue 40)"
+  echo
+  echo "Each ATen operator call is a kernel launch on a GPU and host time everywhere; a host"
+  echo "sync (a value read back) stalls a GPU. Both are counted in one un-timed step: forward,"
+  echo "quantile loss, backward and Adam (\`src/common/operator_counter.h\`; the peer by"
+  echo "\`peer_bench.py --count-ops\`, the same rule over torch.profiler's events). The peer's"
+  echo "\"host syncs\" are torch.optim.Adam reading each parameter's step counter, which stays on"
+  echo "the CPU on a GPU too. Step times are separate processes run back to back (the machine's"
+  echo "times move by up to 15% between runs); the counts are exact."
+  for c in "${configs[@]}"; do
+    read -r name threads _ _ <<<"$c"
+    echo
+    python3 bench/peer-comparison.py "$out/operator-calls-$name-tftrain.json" \
+      "$out/operator-calls-$name-peer.json" --title "$name, $threads thread(s)"
+    echo
+    echo "By phase, and every unit in its chunks (\`--bitwise\`, the partition before issue 40):"
+    echo
+    python3 - "$out/operator-calls-$name-tftrain.json" \
+      "$out/operator-calls-$name-tftrain-bitwise.json" "$out/operator-calls-$name-peer.json" <<'PY'
+import json, sys
+rows = []
+for path, partition in zip(sys.argv[1:], ("units whole", "every unit in chunks", "")):
+    doc = json.load(open(path))
+    for r in doc["results"]:
+        who = "pytorch-forecasting" if "peer" in doc else "tftrain"
+        label = f"{who} `{r['strategy']}`" + (f", {partition}" if partition else "")
+        by = r["op_calls_by_phase"]
+        rows.append((label, r["op_calls"], by["forward"], by["loss"], by["backward"],
+                     by["optimizer"], r["step_seconds_median"] * 1e3,
+                     r["peak_activation_bytes"] / 2**20))
+print("| run | operator calls | forward | loss | backward | optimizer | step ms | peak MiB |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+for row in rows:
+    print("| {} | {} | {} | {} | {} | {} | {:.1f} | {:.1f} |".format(*row))
+PY
+  done
+  echo
+  echo "Commands: \`bench/operator-calls.sh\` runs, for each config, \`./build/bin/tft-bench"
+  echo "--config bench/configs/NAME.yaml --strategies none,full --memory-budget BUDGET --json ...\`,"
+  echo "the same with \`--bitwise\`, and \`python bench/peer/peer_bench.py --config ..."
+  echo "--strategies none --count-ops --json ...\`; the budgets are 30% of \`none\`'s peak"
+  echo "(250 MiB and 3.7 MiB)."
+} >"$section"
+if [ -n "$update" ]; then
+  python3 bench/marked_section.py "$update" operator-calls "$section"
+else
+  cat "$section"
+fi

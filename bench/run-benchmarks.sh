@@ -44,6 +44,9 @@ boundary_fine_cmd=(./build/bin/tft-bench --config "$fine_config" --strategies "$
 # strategies, a budget below every plan and the batch size it names; its own section,
 # regenerated alone by `bench/memory-budget-benchmarks.sh --update BENCHMARKS.md`.
 memory_budget_section=$(bench/memory-budget-benchmarks.sh "$@")
+# Operator calls and host syncs per training step beside the peer's (issue 40); regenerated
+# alone by `bench/operator-calls.sh --update BENCHMARKS.md`.
+operator_calls_section=$(bench/operator-calls.sh)
 # The example configs trained with every unit checkpointed: float32 boundaries (the
 # reference), bfloat16 and int8 boundaries, quantization-aware training, and float32 with
 # another seed (how far two runs land apart on the seed alone).
@@ -152,7 +155,10 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo "Peak activation memory is the tracking allocator's peak during forward + backward minus"
   echo "the bytes held before the step. Overheads and savings are measured against \`none\` in the"
   echo "same run (steps interleaved across strategies); the seed formulas' predictions stand beside"
-  echo "them. The gradient column compares the first step's gradients with \`none\` (must be 0)."
+  echo "them. The gradient columns compare the first step's gradients with \`none\`: since issue 40 a"
+  echo "unit that recomputes nothing runs whole and a checkpointed unit's chunks draw their own"
+  echo "dropout masks, so they compare two draws; with \`tft-bench --bitwise\` (every unit in its"
+  echo "chunks) they must be 0."
   echo
   cat bench/results/reference-table.md
   echo
@@ -185,6 +191,10 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo "<!-- memory-budget:begin -->"
   echo "$memory_budget_section"
   echo "<!-- memory-budget:end -->"
+  echo
+  echo "<!-- operator-calls:begin -->"
+  echo "$operator_calls_section"
+  echo "<!-- operator-calls:end -->"
   echo
   echo "## Training the example configs: compressed boundaries and QAT"
   echo
