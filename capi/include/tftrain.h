@@ -198,8 +198,10 @@ TFT_API tft_status tft_checkpoint_config_to_json(const tft_checkpoint_config* co
 /* Parses YAML or JSON text (NUL-terminated UTF-8) into a new handle in *out. Unknown keys,
  * wrong types and invalid settings are errors naming the key (and the line, for YAML).
  * Keys without a setter above, such as boundary_dtype (float32, bfloat16 or int8: compressed
- * boundaries, whose gradients are not bitwise those of float32), are set through this text or
- * tft_config_set_value(config, "checkpoint.boundary_dtype", "int8").
+ * boundaries, whose gradients are not bitwise those of float32) and chunk_every_unit (true:
+ * every unit runs in its time chunks, so every strategy's gradients are bitwise those of none;
+ * false, the default: a unit that recomputes nothing runs whole, in far fewer operator calls),
+ * are set through this text or tft_config_set_value(config, "checkpoint.boundary_dtype", "int8").
  * Errors: INVALID_ARGUMENT, CONFIG. */
 TFT_API tft_status tft_checkpoint_config_create_from_yaml(const char* yaml,
                                                           tft_checkpoint_config** out);

@@ -132,6 +132,17 @@ TFT_TEST(test_dotted_set) {
   assert_string_equal(c.checkpoint.strategy_name().c_str(), "none");
   tft::set_config_value(c, "checkpoint", "{strategy: selective, layers: [lstm_decoder]}");
   assert_true(c.checkpoint == tft::CheckpointConfig::selective({4}));
+  // chunk_every_unit: false unless set, read back either way, survives the section's rewrite.
+  assert_string_equal(tft::get_config_value(c, "checkpoint.chunk_every_unit").c_str(), "false");
+  tft::set_config_value(c, "checkpoint.chunk_every_unit", "true");
+  assert_true(c.checkpoint.chunk_every_unit);
+  assert_string_equal(tft::get_config_value(c, "checkpoint.chunk_every_unit").c_str(), "true");
+  tft::set_config_value(c, "checkpoint.layers", "[lstm_decoder]");
+  assert_true(c.checkpoint.chunk_every_unit);
+  TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "checkpoint.chunk_every_unit", "yes please"),
+                         tft::ConfigError, "checkpoint.chunk_every_unit: expected true or false");
+  tft::set_config_value(c, "checkpoint.chunk_every_unit", "false");
+  assert_true(c.checkpoint == tft::CheckpointConfig::selective({4}));
   c.validate();
 
   // Errors: same rules and messages as the file reader, without a line; config unchanged.
