@@ -28,8 +28,12 @@ namespace {
 
 struct CountedStep {
   OperatorCounts forward, loss, backward, optimizer;
-  std::int64_t calls() const { return forward.calls + loss.calls + backward.calls + optimizer.calls; }
-  std::int64_t syncs() const { return forward.syncs + loss.syncs + backward.syncs + optimizer.syncs; }
+  std::int64_t calls() const {
+    return forward.calls + loss.calls + backward.calls + optimizer.calls;
+  }
+  std::int64_t syncs() const {
+    return forward.syncs + loss.syncs + backward.syncs + optimizer.syncs;
+  }
 };
 
 // One step of a fresh model (a warm-up step first: first calls allocate and may differ) with
@@ -65,14 +69,13 @@ CountedStep count_step(const CheckpointConfig& checkpointing) {
     if (name == "backward") counted.backward = counts;
     if (name == "optimizer") counted.optimizer = counts;
   }
-  std::printf("  %-40s calls %lld (forward %lld, loss %lld, backward %lld, optimizer %lld), "
-              "syncs %lld\n",
-              checkpointing.summary().c_str(), static_cast<long long>(counted.calls()),
-              static_cast<long long>(counted.forward.calls),
-              static_cast<long long>(counted.loss.calls),
-              static_cast<long long>(counted.backward.calls),
-              static_cast<long long>(counted.optimizer.calls),
-              static_cast<long long>(counted.syncs()));
+  std::printf(
+      "  %-40s calls %lld (forward %lld, loss %lld, backward %lld, optimizer %lld), "
+      "syncs %lld\n",
+      checkpointing.summary().c_str(), static_cast<long long>(counted.calls()),
+      static_cast<long long>(counted.forward.calls), static_cast<long long>(counted.loss.calls),
+      static_cast<long long>(counted.backward.calls),
+      static_cast<long long>(counted.optimizer.calls), static_cast<long long>(counted.syncs()));
   return counted;
 }
 
