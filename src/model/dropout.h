@@ -11,7 +11,9 @@
 //
 // Masks come from the generators installed on the thread (checkpoint/generators.h: a
 // trainer's own), else LibTorch's default ones. Checkpointing needs nothing new: a recompute
-// restores the generator, draws the same seed and so the same mask. On other devices the mask
+// restores the generator, draws the same seed and so the same mask. On the CPU autograd keeps
+// only the seed, not the mask: backward draws the mask again (a tensor the size of the input
+// less held from forward to backward, the same numbers). On other devices the mask
 // is a Bernoulli draw from the same source (a second kernel beside LibTorch's fused dropout,
 // which can only draw from the shared default generator).
 #pragma once

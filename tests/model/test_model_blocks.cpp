@@ -71,6 +71,15 @@ TFT_TEST(dropout_masks_keep_the_right_share_and_repeat_with_the_generator) {
   const auto leaf = torch::ones({257, 129}, torch::requires_grad());
   dropout(leaf).sum().backward();
   assert_true(torch::equal(leaf.grad(), first));
+  // Backward draws the mask again from the forward's seed (autograd keeps no mask): other
+  // draws in between and a non-contiguous input change nothing.
+  const auto wide = torch::randn({129, 257}).requires_grad_(true);
+  const auto weight = torch::randn({257, 129});
+  torch::manual_seed(7);
+  const auto out = dropout(wide.t());
+  (void)dropout(x);
+  (out * weight).sum().backward();
+  assert_true(torch::equal(wide.grad().t(), weight * first));
   dropout->eval();
   assert_true(dropout(x).is_same(x));
   tft::Dropout none(0.0);

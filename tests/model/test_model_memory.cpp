@@ -3,6 +3,7 @@
 // without checkpointing.
 #include "checkpoint/checkpoint_config.h"
 #include "memory/memory_meter.h"
+#include "model/dropout.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
 #include "model_test_support.h"
@@ -102,10 +103,28 @@ TFT_TEST(checkpointing_more_chunks_of_a_unit_saves_more) {
   assert_true(half > 0.25 && half < 0.75);
 }
 
+// Dropout keeps its seed, not its mask: what a dropout layer holds from forward to backward is
+// its output (kept by the next operator here), not a second tensor the size of its input.
+TFT_TEST(dropout_holds_no_mask_until_backward) {
+  tft::Dropout dropout(0.1);
+  const auto x = torch::randn({256, 1024}, torch::requires_grad());  // 1 MiB
+  const auto bytes = static_cast<int64_t>(x.numel() * x.element_size());
+  tft::memory::MemoryMeter meter(c10::Device(c10::DeviceType::CPU));
+  const int64_t before = meter.current_bytes();
+  auto y = dropout(x);
+  const int64_t held = meter.current_bytes() - before;
+  std::printf("  dropout of %lld bytes holds %lld bytes after forward\n",
+              static_cast<long long>(bytes), static_cast<long long>(held));
+  assert_true(held >= bytes && held < bytes + bytes / 2);  // the output; a kept mask is 2x
+  y.sum().backward();
+  assert_true(x.grad().defined());
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(checkpointing_every_unit_cuts_the_activation_peak),
       cmocka_unit_test(checkpointing_more_chunks_of_a_unit_saves_more),
+      cmocka_unit_test(dropout_holds_no_mask_until_backward),
   };
   return cmocka_run_group_tests_name("model_memory", tests, nullptr, nullptr);
 }
