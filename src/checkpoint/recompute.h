@@ -5,7 +5,8 @@
 // graph, so none of its intermediate activations are kept: only `inputs` are saved. During
 // backward the segment is run again with grad enabled and differentiated in place. The rerun
 // sees the same RNG state (dropout masks match), autocast state and train/eval flags as the
-// original forward, so gradients are bitwise equal to an un-checkpointed run. It also runs
+// original forward, so gradients are bitwise equal to the same segment run un-checkpointed
+// (model/segment.h: SegmentMode::kKept; a plain graph sums them in another order). It also runs
 // with the forward thread's generators (checkpoint/generators.h), recompute clock and CPU
 // memory account installed, so a backward on another thread draws from and charges the same
 // trainer.

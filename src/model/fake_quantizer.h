@@ -11,7 +11,8 @@
 //  * A checkpointed segment recomputes in backward with the same scale its forward used (the
 //    committed one has not moved), and a recompute never observes (is_recomputing()).
 // So every checkpoint strategy gives gradients and observer states bitwise equal to no
-// checkpointing, and the result does not depend on how a unit is cut into time chunks.
+// checkpointing in the same partition (checkpoint.chunk_every_unit), and the scales do not
+// depend on how a unit is cut into time chunks.
 //
 // Until its first commit a quantizer is uncalibrated and passes its input through: the first
 // step with QAT on calibrates. It observes only in training mode and while observing is on

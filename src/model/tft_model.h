@@ -98,7 +98,7 @@ class TFTModelImpl : public torch::nn::Module {
   // for Bf16Mixed and Fp16Mixed. Parameters stay float32 and the outputs (predictions,
   // variable-selection and attention weights) come back in float32 whatever the precision.
   // Checkpointed segments rerun under the same autocast state, so gradients stay bitwise equal
-  // across strategies at one precision.
+  // across strategies at one precision in the same partition (checkpoint.chunk_every_unit).
   void set_precision(Precision precision) { precision_ = precision; }
   Precision precision() const { return precision_; }
 

@@ -16,7 +16,8 @@
 // Why the planner picks how many of a unit's chunks recompute and not how many chunks the unit
 // runs in: a chunk is an autograd segment, and moving segment boundaries changes the order in
 // which parameter gradients are summed, so gradients would no longer be bitwise those of the
-// un-checkpointed model. Recomputing some of a fixed set of chunks changes no arithmetic.
+// un-checkpointed model run in the same partition (checkpoint.chunk_every_unit). Recomputing
+// some of a fixed set of chunks changes no arithmetic there.
 #pragma once
 
 #include <cstdint>
