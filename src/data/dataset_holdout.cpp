@@ -9,19 +9,6 @@
 
 namespace tft {
 
-namespace {
-
-// At most `limit` of `windows`, evenly spaced in their order (series, then time).
-void thin_evenly(std::vector<Window>& windows, std::size_t limit) {
-  if (windows.size() <= limit) return;
-  std::vector<Window> kept;
-  kept.reserve(limit);
-  for (std::size_t i = 0; i < limit; ++i) kept.push_back(windows[i * windows.size() / limit]);
-  windows = std::move(kept);
-}
-
-}  // namespace
-
 void TimeSeriesDataset::recenter(const TargetChoice& choice, std::string reason) {
   if (choice.scope == TargetScope::Auto || choice.center == TargetCenter::Auto) {
     throw ConfigError("recenter: the scope and center must be resolved (not auto)");

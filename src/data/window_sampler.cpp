@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "common/error.h"
 
@@ -70,6 +71,14 @@ std::vector<Window> WindowSampler::epoch_order(std::uint64_t epoch) const {
   std::mt19937_64 rng(seq);
   deterministic_shuffle(order, rng);
   return order;
+}
+
+void thin_evenly(std::vector<Window>& windows, std::size_t limit) {
+  if (windows.size() <= limit) return;
+  std::vector<Window> kept;
+  kept.reserve(limit);
+  for (std::size_t i = 0; i < limit; ++i) kept.push_back(windows[i * windows.size() / limit]);
+  windows = std::move(kept);
 }
 
 std::vector<std::vector<Window>> cut_into_batches(const std::vector<Window>& windows,

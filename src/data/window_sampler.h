@@ -53,6 +53,10 @@ void deterministic_shuffle(std::vector<T>& items, std::mt19937_64& rng) {
   }
 }
 
+// At most `limit` of `windows`, evenly spaced in their order (series, then time): a smaller
+// sample that still covers every series and the whole time range.
+void thin_evenly(std::vector<Window>& windows, std::size_t limit);
+
 // `windows` in order, cut into batches of `batch_size` (>= 1; the last may be smaller).
 std::vector<std::vector<Window>> cut_into_batches(const std::vector<Window>& windows,
                                                   std::size_t batch_size);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,8 @@
 #include "common/format.h"
 #include "data/seasonality.h"
 #include "distributed/launch_env.h"
+#include "data/window_sampler.h"
+#include "train/baselines.h"
 #include "train/metrics.h"
 #include "train/trainer.h"
 
@@ -58,6 +61,21 @@ TrainConfig pilot_config(const TrainConfig& config, const TargetChoice& c,
   return pilot;
 }
 
+// P50 q-risk, or P90 where the quantiles have no 0.5.
+double score_of(const ValidationMetrics& v, bool has_p50) {
+  return has_p50 ? v.q_risk_p50 : v.q_risk_p90;
+}
+
+// The seasonal naive at every candidate season over the training part's windows (at most
+// kSeasonEvidenceWindows, thinned evenly): the evidence that picks the season.
+std::vector<SeasonalNaiveScore> seasonal_naive_on_training_part(const TrainConfig& config,
+                                                                const TimeSeriesDataset& dataset) {
+  std::vector<Window> windows = dataset.training_windows();
+  thin_evenly(windows, kSeasonEvidenceWindows);
+  return score_baselines(dataset, windows, config.model.quantiles, dataset.known_season())
+      .seasonal_naive_by_season;
+}
+
 // Pilot trainers would join the job's collectives; its ranks keep the time-step rule instead.
 bool in_a_job() {
   const std::optional<distributed::LaunchEnv> env = distributed::launch_env_from_environment();
@@ -65,6 +83,36 @@ bool in_a_job() {
 }
 
 }  // namespace
+
+std::optional<TargetChoice> choose_by_evidence(const std::vector<TargetChoice>& options,
+                                               const std::vector<double>& pilot_scores,
+                                               const std::vector<SeasonEvidence>& seasons) {
+  if (pilot_scores.size() != options.size()) {
+    throw std::invalid_argument("choose_by_evidence: one pilot score per option");
+  }
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    if (std::isfinite(pilot_scores[i]) && (!best || pilot_scores[i] < pilot_scores[*best]))
+      best = i;
+  }
+  if (!best) return std::nullopt;
+  TargetChoice choice = options[*best];
+  if (choice.center != TargetCenter::Seasonal) return choice;
+  // Among the seasons whose pilot finished, the one with the best seasonal naive.
+  double best_naive = std::numeric_limits<double>::infinity();
+  for (const SeasonEvidence& e : seasons) {
+    bool finished = false;
+    for (std::size_t i = 0; i < options.size(); ++i) {
+      finished = finished || (options[i].center == TargetCenter::Seasonal &&
+                              options[i].season == e.season && std::isfinite(pilot_scores[i]));
+    }
+    if (finished && e.naive_score < best_naive) {
+      best_naive = e.naive_score;
+      choice.season = e.season;
+    }
+  }
+  return choice;
+}
 
 void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset) {
   if (!dataset.target_center_is_provisional()) return;
@@ -85,8 +133,7 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
 
   const auto start = std::chrono::steady_clock::now();
   std::string scores;
-  double best_score = std::numeric_limits<double>::infinity();
-  const TargetChoice* best = nullptr;
+  std::vector<double> pilot_scores;
   std::int64_t holdout_windows = 0;
   for (const TargetChoice& c : options) {
     std::optional<TimeSeriesDataset> holdout =
@@ -98,25 +145,40 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
     pilot.write_no_files();
     double score = std::numeric_limits<double>::quiet_NaN();
     try {
-      const ValidationMetrics v = pilot.train().validation;
-      score = has_p50 ? v.q_risk_p50 : v.q_risk_p90;
+      score = score_of(pilot.train().validation, has_p50);
     } catch (const NumericalError&) {
       // A candidate whose pilot diverges loses; the others decide.
     }
+    pilot_scores.push_back(score);
     scores += (scores.empty() ? "" : ", ") + candidate_name(c) + " " +
               (std::isfinite(score) ? fixed_text(score, 4) : std::string("diverged"));
-    if (std::isfinite(score) && score < best_score) {
-      best_score = score;
-      best = &c;
+  }
+
+  std::vector<SeasonEvidence> seasons;
+  const auto is_seasonal = [](const TargetChoice& c) { return c.center == TargetCenter::Seasonal; };
+  if (std::count_if(options.begin(), options.end(), is_seasonal) > 1) {
+    for (const SeasonalNaiveScore& n : seasonal_naive_on_training_part(config, dataset)) {
+      seasons.push_back({n.seasonality, score_of(n.metrics, has_p50)});
     }
+  }
+  const std::optional<TargetChoice> choice = choose_by_evidence(options, pilot_scores, seasons);
+  if (!choice) return keep("every pilot fit diverged (" + scores + ")");
+  std::string won = candidate_name(*choice) + " won";
+  if (choice->center == TargetCenter::Seasonal && !seasons.empty()) {
+    std::string naive_scores;
+    for (const SeasonEvidence& e : seasons) {
+      naive_scores += (naive_scores.empty() ? "" : ", ") + std::to_string(e.season) + " rows " +
+                      (std::isfinite(e.naive_score) ? fixed_text(e.naive_score, 4) : "n/a");
+    }
+    won = "seasonal by the pilots, its season by the seasonal naive over the training part (" +
+          naive_scores + "): " + won;
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (best == nullptr) return keep("every pilot fit diverged (" + scores + ")");
-  dataset.recenter(*best, "auto: pilot fits on the training part's last rows (" +
-                              std::to_string(holdout_windows) + " windows), " +
-                              (has_p50 ? "P50" : "P90") + " q-risk " + scores + "; " +
-                              candidate_name(*best) + " won (" + fixed_text(seconds, 1) + " s)");
+  dataset.recenter(*choice, "auto: pilot fits on the training part's last rows (" +
+                                std::to_string(holdout_windows) + " windows), " +
+                                (has_p50 ? "P50" : "P90") + " q-risk " + scores + "; " + won +
+                                " (" + fixed_text(seconds, 1) + " s)");
 }
 
 }  // namespace tft

@@ -1,6 +1,14 @@
-// data.target_normalizer.center auto, decided by evidence: a short pilot fit of the model for
-// each candidate normalisation on the training part alone, scored on a time-ordered holdout
-// carved from its end (TimeSeriesDataset::training_holdout), the lowest P50 q-risk winning.
+// data.target_normalizer.center auto, decided by evidence from the training part alone:
+//  - the family (last, seasonal, statistic) by a short pilot fit of the model for each candidate
+//    normalisation, scored on a time-ordered holdout carved from the training part's end
+//    (TimeSeriesDataset::training_holdout), the lowest P50 q-risk winning; the seasonal family
+//    is scored by its best season's pilot;
+//  - the season, when seasonal wins, by the seasonal naive's P50 q-risk over the training part's
+//    windows. Why not by the pilots: on all four hourly and half-hourly sets of BENCHMARKS.md the
+//    pilots preferred the day while the full runs did better with the week, as the seasonal naive
+//    over the training part did on every one of them. A holdout of a few weeks holds one or two
+//    weekly cycles, and a pilot of 128 steps does not learn what a week-old level is worth; the
+//    naive sees every window of the training part.
 //
 // Candidates: last, and seasonal at every season that fits in the encoder (model.seasonality
 // or the inferred one, and for sub-daily data also the day and the week: candidate_seasons),
@@ -8,6 +16,10 @@
 // standardisation, as pytorch-forecasting's GroupNormalizer). Issue 39 is why: on an hourly panel
 // the time-step rule chose seasonal and lost 23% to per-series standardisation.
 #pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
 
 #include "config/train_config.h"
 #include "data/time_series_dataset.h"
@@ -23,6 +35,8 @@ namespace tft {
 inline constexpr std::size_t kPilotTrainingWindows = 2048;
 inline constexpr std::size_t kPilotValidationWindows = 1024;
 inline constexpr std::int64_t kPilotSteps = 128;
+// The seasonal naive that picks the season is scored on at most this many training windows.
+inline constexpr std::size_t kSeasonEvidenceWindows = 8192;
 
 // When `dataset`'s center is provisional (center auto, no saved model's choice): runs the
 // pilots and recenters `dataset` on the winner, its reason naming every candidate's score
@@ -30,5 +44,19 @@ inline constexpr std::int64_t kPilotSteps = 128;
 // several ranks, no 0.5 or 0.9 quantile to score), the provisional choice stays and the
 // reason says why. `config` is validated; the pilots train on its device and threads.
 void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset);
+
+// The seasonal naive's score (P50 q-risk, or P90) at one candidate season over the training part.
+struct SeasonEvidence {
+  std::int64_t season = 0;
+  double naive_score = 0.0;  // NaN: not scorable
+};
+
+// The rule apart from the fits, given each option's pilot score (NaN: diverged) and the seasonal
+// naive at each season: the option with the best finite pilot score; when it is seasonal, the
+// season among those whose pilot finished with the best finite naive score (the pilot's own
+// season when none has one). nullopt when every pilot diverged.
+std::optional<TargetChoice> choose_by_evidence(const std::vector<TargetChoice>& options,
+                                               const std::vector<double>& pilot_scores,
+                                               const std::vector<SeasonEvidence>& seasons);
 
 }  // namespace tft

@@ -408,57 +408,6 @@ TFT_TEST(test_dynamic_checkpointing_runs_the_measured_plan) {
   fs::remove_all(dir);
 }
 
-// Center auto (and scope auto, the defaults) chooses by pilot fits on the training part: the
-// reason names every candidate's score, the pilots write nothing, and the trainer then runs
-// bitwise like one configured with the winner (the pilots leave its generators alone).
-TFT_TEST(test_center_auto_chooses_by_pilot_fits) {
-  const fs::path dir = scratch_dir("center_auto");
-  write_text(dir / "data.csv", synthetic_csv());
-  TrainConfig c = synthetic_config(dir / "data.csv", dir / "auto");
-  c.training.epochs = 3;
-  c.model.seasonality = 12;  // the sine's period: seasonal is a candidate too
-  assert_true(c.data.target_normalizer.center == tft::TargetCenter::Auto);
-  assert_true(c.data.target_normalizer.scope == tft::TargetScope::Auto);
-  Trainer chosen(c);
-  assert_false(fs::exists(dir / "auto"));  // the pilots wrote nothing
-  const std::string& reason = chosen.dataset().target_center_reason();
-  assert_true(reason.rfind("auto: pilot fits on the training part's last rows", 0) == 0);
-  for (const char* candidate : {"last ", "seasonal (12 rows) ", "statistic (scope series) "}) {
-    if (reason.find(candidate) == std::string::npos)
-      fail_msg("%s lacks %s", reason.c_str(), candidate);
-  }
-  assert_true(reason.find(" won (") != std::string::npos);
-  const tft::TargetNormalizerConfig won = chosen.dataset().transforms().target_normalizer;
-  assert_true(won.center != tft::TargetCenter::Auto && won.scope != tft::TargetScope::Auto);
-
-  TrainConfig fixed = c;
-  fixed.data.target_normalizer.center = won.center;
-  fixed.data.target_normalizer.scope = won.scope;
-  fixed.output.directory = (dir / "fixed").string();
-  Trainer configured(fixed);
-  assert_string_equal(configured.dataset().target_center_reason().c_str(), "configured");
-  const TrainReport a = chosen.train();
-  const TrainReport b = configured.train();
-  assert_true(a.best_validation_loss == b.best_validation_loss);
-  assert_true(same_weights(chosen.model(), configured.model()));
-  assert_true(forecasts_bitwise_equal(chosen.predict(), configured.predict()));
-  // The saved model keeps the choice, never auto.
-  const nlohmann::json saved =
-      nlohmann::json::parse(read_text(dir / "auto" / "model" / "transforms.json"));
-  assert_string_equal(saved["target_normalizer"]["center"].get<std::string>().c_str(),
-                      tft::to_string(won.center));
-  assert_string_equal(saved["target_normalizer"]["scope"].get<std::string>().c_str(),
-                      tft::to_string(won.scope));
-
-  // Scope series leaves statistic alone: no pilot.
-  TrainConfig series = c;
-  series.data.target_normalizer.scope = tft::TargetScope::Series;
-  series.training.epochs = 1;
-  assert_string_equal(Trainer(series).dataset().target_center_reason().c_str(),
-                      "auto: scope series");
-  fs::remove_all(dir);
-}
-
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_learns_writes_outputs_and_saved_model_predicts_bitwise),
@@ -471,7 +420,6 @@ int main() {
       cmocka_unit_test(test_regularisation_and_warm_up_reach_the_run),
       cmocka_unit_test(test_checkpoint_config_is_checked_against_the_units),
       cmocka_unit_test(test_dynamic_checkpointing_runs_the_measured_plan),
-      cmocka_unit_test(test_center_auto_chooses_by_pilot_fits),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

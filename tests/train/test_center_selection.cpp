@@ -1,0 +1,119 @@
+// data.target_normalizer.center auto (train/center_selection.h): the pilots end to end, and the
+// rule that turns their scores and the seasonal naive's into a choice.
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "train/center_selection.h"
+#include "train/forecast.h"
+#include "train/trainer.h"
+
+#include "train/train_test_support.h"
+
+#include "support/cmocka_cpp.h"
+
+namespace fs = std::filesystem;
+using tft::TrainConfig;
+using tft::Trainer;
+using tft::TrainReport;
+using namespace tft::testing;
+
+// Center auto (and scope auto, the defaults) chooses by pilot fits on the training part: the
+// reason names every candidate's score, the pilots write nothing, and the trainer then runs
+// bitwise like one configured with the winner (the pilots leave its generators alone).
+TFT_TEST(test_center_auto_chooses_by_pilot_fits) {
+  const fs::path dir = scratch_dir("center_auto");
+  write_text(dir / "data.csv", synthetic_csv());
+  TrainConfig c = synthetic_config(dir / "data.csv", dir / "auto");
+  c.training.epochs = 3;
+  c.model.seasonality = 12;  // the sine's period: seasonal is a candidate too
+  assert_true(c.data.target_normalizer.center == tft::TargetCenter::Auto);
+  assert_true(c.data.target_normalizer.scope == tft::TargetScope::Auto);
+  Trainer chosen(c);
+  assert_false(fs::exists(dir / "auto"));  // the pilots wrote nothing
+  const std::string& reason = chosen.dataset().target_center_reason();
+  assert_true(reason.rfind("auto: pilot fits on the training part's last rows", 0) == 0);
+  for (const char* candidate : {"last ", "seasonal (12 rows) ", "statistic (scope series) "}) {
+    if (reason.find(candidate) == std::string::npos)
+      fail_msg("%s lacks %s", reason.c_str(), candidate);
+  }
+  assert_true(reason.find(" won (") != std::string::npos);
+  const tft::TargetNormalizerConfig won = chosen.dataset().transforms().target_normalizer;
+  assert_true(won.center != tft::TargetCenter::Auto && won.scope != tft::TargetScope::Auto);
+
+  TrainConfig fixed = c;
+  fixed.data.target_normalizer.center = won.center;
+  fixed.data.target_normalizer.scope = won.scope;
+  fixed.output.directory = (dir / "fixed").string();
+  Trainer configured(fixed);
+  assert_string_equal(configured.dataset().target_center_reason().c_str(), "configured");
+  const TrainReport a = chosen.train();
+  const TrainReport b = configured.train();
+  assert_true(a.best_validation_loss == b.best_validation_loss);
+  assert_true(same_weights(chosen.model(), configured.model()));
+  assert_true(forecasts_bitwise_equal(chosen.predict(), configured.predict()));
+  // The saved model keeps the choice, never auto.
+  const nlohmann::json saved =
+      nlohmann::json::parse(read_text(dir / "auto" / "model" / "transforms.json"));
+  assert_string_equal(saved["target_normalizer"]["center"].get<std::string>().c_str(),
+                      tft::to_string(won.center));
+  assert_string_equal(saved["target_normalizer"]["scope"].get<std::string>().c_str(),
+                      tft::to_string(won.scope));
+
+  // Scope series leaves statistic alone: no pilot.
+  TrainConfig series = c;
+  series.data.target_normalizer.scope = tft::TargetScope::Series;
+  series.training.epochs = 1;
+  assert_string_equal(Trainer(series).dataset().target_center_reason().c_str(),
+                      "auto: scope series");
+  fs::remove_all(dir);
+}
+
+// The rule apart from the fits: the best pilot picks the family, the seasonal naive the season
+// (among the seasons whose pilot finished); a diverged pilot never wins.
+TFT_TEST(test_center_rule_takes_the_family_from_pilots_and_the_season_from_the_naive) {
+  using tft::SeasonEvidence;
+  using tft::TargetCenter;
+  using tft::TargetChoice;
+  using tft::TargetScope;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<TargetChoice> options{{TargetScope::Encoder, TargetCenter::Last, 0},
+                                          {TargetScope::Encoder, TargetCenter::Seasonal, 24},
+                                          {TargetScope::Encoder, TargetCenter::Seasonal, 168},
+                                          {TargetScope::Series, TargetCenter::Statistic, 0}};
+  const std::vector<SeasonEvidence> week_wins{{24, 0.13}, {168, 0.08}};
+  // The day's pilot is the best: seasonal wins, at the week the naive prefers.
+  std::optional<TargetChoice> c =
+      tft::choose_by_evidence(options, {0.36, 0.12, 0.13, 0.31}, week_wins);
+  assert_true(c && c->center == TargetCenter::Seasonal && c->season == 168);
+  assert_true(c->scope == TargetScope::Encoder);
+  // Statistic's pilot beats every season's: the naive does not matter.
+  c = tft::choose_by_evidence(options, {0.36, 0.20, 0.21, 0.19}, week_wins);
+  assert_true(c && c->center == TargetCenter::Statistic && c->scope == TargetScope::Series);
+  // The week's pilot diverged: the season falls back to one whose pilot finished.
+  c = tft::choose_by_evidence(options, {0.36, 0.12, nan, 0.31}, week_wins);
+  assert_true(c && c->season == 24);
+  // No naive score (NaN, or none given): the pilot's own season.
+  c = tft::choose_by_evidence(options, {0.36, 0.12, 0.13, 0.31}, {{24, nan}, {168, nan}});
+  assert_true(c && c->season == 24);
+  c = tft::choose_by_evidence(options, {0.36, 0.14, 0.13, 0.31}, {});
+  assert_true(c && c->season == 168);
+  // Every pilot diverged: no choice.
+  assert_false(tft::choose_by_evidence(options, {nan, nan, nan, nan}, week_wins).has_value());
+  TFT_ASSERT_THROWS_WITH(tft::choose_by_evidence(options, {0.1}, {}), std::invalid_argument,
+                         "one pilot score per option");
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_center_auto_chooses_by_pilot_fits),
+      cmocka_unit_test(test_center_rule_takes_the_family_from_pilots_and_the_season_from_the_naive),
+  };
+  return cmocka_run_group_tests(tests, nullptr, nullptr);
+}
