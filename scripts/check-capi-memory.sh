@@ -23,7 +23,8 @@ for mode in "${modes[@]}"; do
     asan)
       export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
       export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$PWD/tests/lsan.supp:print_suppressions=0}"
-      cmake -S . -B build-asan -G Ninja -DTFT_TORCH_PREFIX="$prefix" -DTFT_SANITIZE=ON >/dev/null
+      cmake -S . -B build-asan -G Ninja -DTFT_TORCH_PREFIX="$prefix" -DTFT_SANITIZE=ON \
+        -DTFT_BUILD_TESTS=ON >/dev/null
       cmake --build build-asan -j "$jobs" --target "${tests[@]}"
       for t in "${tests[@]}"; do
         echo "== asan: $t ==" >&2
@@ -31,7 +32,7 @@ for mode in "${modes[@]}"; do
       done ;;
     valgrind)
       command -v valgrind >/dev/null || { echo "valgrind is missing (apt install valgrind)" >&2; exit 1; }
-      cmake -S . -B build -G Ninja -DTFT_TORCH_PREFIX="$prefix" >/dev/null
+      cmake -S . -B build -G Ninja -DTFT_TORCH_PREFIX="$prefix" -DTFT_BUILD_TESTS=ON >/dev/null
       cmake --build build -j "$jobs" --target "${tests[@]}"
       for t in "${tests[@]}"; do
         echo "== valgrind: $t ==" >&2

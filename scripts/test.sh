@@ -41,7 +41,8 @@ run_leg() {
   local leg="$1" build_dir="$2"; shift 2
   echo "== test.sh: $leg leg in $build_dir ==" >&2
   local start=$SECONDS
-  cmake -S . -B "$build_dir" -G Ninja "$@"
+  # Tests and bindings on explicitly: the main job configures build/ without them.
+  cmake -S . -B "$build_dir" -G Ninja -DTFT_BUILD_TESTS=ON -DTFT_BUILD_BINDINGS=ON "$@"
   cmake --build "$build_dir" -j "$jobs"
   # shellcheck disable=SC2086
   ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" ${CTEST_ARGS:-}
