@@ -1,6 +1,6 @@
 #include "model/gate_add_norm.h"
 
-#include "model/precision.h"
+#include "model/glu_add_norm.h"
 
 namespace tft {
 
@@ -10,9 +10,9 @@ GateAddNormImpl::GateAddNormImpl(int64_t input_size, int64_t output_size, double
                             torch::nn::LayerNorm(torch::nn::LayerNormOptions({output_size})))) {}
 
 torch::Tensor GateAddNormImpl::forward(const torch::Tensor& x, const torch::Tensor& skip) {
-  // The residual sum and the norm in float32 under mixed precision (a reduced-precision gate
-  // output or skip is widened first), as CUDA's autocast runs layer_norm; no-ops in float32.
-  return norm_(reduced_to_float(gate_(x)) + reduced_to_float(skip));
+  // One autograd function for the gating, the sum and the norm (glu_add_norm.h): in float32 under
+  // mixed precision, as CUDA's autocast runs layer_norm, and without keeping the norm's input.
+  return glu_add_norm(gate_->project(x), skip, norm_->weight, norm_->bias, norm_->options.eps());
 }
 
 }  // namespace tft

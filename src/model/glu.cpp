@@ -10,7 +10,9 @@ GatedLinearUnitImpl::GatedLinearUnitImpl(int64_t input_size, int64_t output_size
 
 torch::Tensor GatedLinearUnitImpl::forward(const torch::Tensor& x) {
   // at::glu gates the first half with the sigmoid of the second half.
-  return at::glu(fc_(dropout_(x)), /*dim=*/-1);
+  return at::glu(project(x), /*dim=*/-1);
 }
+
+torch::Tensor GatedLinearUnitImpl::project(const torch::Tensor& x) { return fc_(dropout_(x)); }
 
 }  // namespace tft

@@ -17,6 +17,9 @@ class GatedLinearUnitImpl : public torch::nn::Module {
 
   // [..., input_size] -> [..., output_size]
   torch::Tensor forward(const torch::Tensor& x);
+  // The product before the gating, [..., 2 * output_size]: value, then gate (forward is
+  // at::glu of it); GateAddNorm fuses the gating with its sum and norm (glu_add_norm.h).
+  torch::Tensor project(const torch::Tensor& x);
 
   const Dropout& dropout() const { return dropout_; }
   const QuantizableLinear& linear() const { return fc_; }

@@ -38,7 +38,9 @@ torch::Tensor GatedResidualNetworkImpl::forward_projected(const torch::Tensor& f
     while (c.dim() < h.dim()) c = c.unsqueeze(1);
     h = h + c;
   }
-  h = fc2_(at::elu(h));
+  // In place: autograd then keeps the ELU's output alone, which fc2 keeps anyway, rather than its
+  // input as well (one [..., hidden] tensor less per GRN until backward).
+  h = fc2_(at::elu_(h));
   return gate_norm_(h, residual);
 }
 

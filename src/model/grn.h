@@ -25,6 +25,7 @@ class GatedResidualNetworkImpl : public torch::nn::Module {
 
   // forward() from fc1's output (before the context is added) and the skip path's output,
   // for a caller that computes those two more cheaply than from x (variable_selection.cpp).
+  // fc1_output is consumed: without a context its ELU is taken in place.
   torch::Tensor forward_projected(const torch::Tensor& fc1_output, const torch::Tensor& residual,
                                   const torch::Tensor& context = {});
 

@@ -5,8 +5,6 @@
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/cat.h>
 #include <ATen/ops/elu.h>
-#include <ATen/ops/glu.h>
-#include <ATen/ops/group_norm.h>
 #include <ATen/ops/addmm.h>
 #include <ATen/ops/mm.h>
 #include <ATen/ops/ones.h>
@@ -15,6 +13,7 @@
 
 #include <functional>
 
+#include "model/glu_add_norm.h"
 #include "model/precision.h"
 
 namespace tft {
@@ -118,14 +117,11 @@ VariableSelectionOutput VariableSelectionNetworkImpl::select(const EmbeddedVaria
   for (const int64_t size : leading) rows *= size;
 
   const torch::Tensor weights = selection_weights(embedded, context, leading, rows);
-  // [rows, n, hidden], each variable's GRN output
-  const torch::Tensor processed = grouped_variable_grns(embedded, rows);
-  // The weighted sum over variables: one broadcast multiply and one reduction (a batched
-  // [1, n] x [n, hidden] product per row would be rows tiny matrix products).
   std::vector<int64_t> output_shape = leading;
   output_shape.push_back(hidden_size_);
-  const torch::Tensor per_variable = weights.reshape({rows, num_inputs_, 1});
-  return {(processed * per_variable).sum(1).view(output_shape), weights};
+  const torch::Tensor output =
+      weighted_variable_grns(embedded, weights.reshape({rows, num_inputs_}), rows);
+  return {output.view(output_shape), weights};
 }
 
 VariableSelectionOutput VariableSelectionNetworkImpl::select_quantized(
@@ -177,8 +173,8 @@ torch::Tensor VariableSelectionNetworkImpl::selection_weights(const EmbeddedVari
   return softmax_in_float(weights_grn_->forward_projected(hidden, residual, context), /*dim=*/-1);
 }
 
-torch::Tensor VariableSelectionNetworkImpl::grouped_variable_grns(const EmbeddedVariables& embedded,
-                                                                  int64_t rows) {
+torch::Tensor VariableSelectionNetworkImpl::weighted_variable_grns(
+    const EmbeddedVariables& embedded, const torch::Tensor& weights, int64_t rows) {
   const int64_t hidden = hidden_size_, n_reals = embedded.num_reals(),
                 n_dense = embedded.num_dense();
   const auto param = [&](const Getter& get) { return stacked(variable_grns_, get); };
@@ -221,17 +217,15 @@ torch::Tensor VariableSelectionNetworkImpl::grouped_variable_grns(const Embedded
   };
   // The rest of GRN(x) = LayerNorm(x + GLU(W2 ELU(W1 x + b1) + b2)), every variable at once,
   // with the GLU's dropout on its input as in GatedLinearUnit.
-  const torch::Tensor h =
-      dropout(at::baddbmm(b2.unsqueeze(1), at::elu(joined(first_layer)), w2.transpose(1, 2)));
-  const torch::Tensor gated = at::glu(at::baddbmm(bg.unsqueeze(1), h, wg.transpose(1, 2)), -1);
-  // LayerNorm per variable, each with its own scale and shift: a group norm over [rows,
-  // n * hidden] with one group per variable, in the rows-major layout the weighted sum reads.
-  // In float32 under mixed precision, as in GateAddNorm.
-  const torch::Tensor summed = (reduced_to_float(gated) + reduced_to_float(joined(inputs)))
-                                   .transpose(0, 1)
-                                   .reshape({rows, -1});
-  return at::group_norm(summed, num_inputs_, norm_w.flatten(), norm_b.flatten(), eps)
-      .view({rows, num_inputs_, hidden});
+  // The ELU in place, as in GatedResidualNetwork: only its output is kept for backward.
+  torch::Tensor activated = joined(first_layer);
+  at::elu_(activated);
+  const torch::Tensor h = dropout(at::baddbmm(b2.unsqueeze(1), activated, w2.transpose(1, 2)));
+  // The gating, the skip, a LayerNorm per variable (each with its own scale and shift) and the
+  // weighted sum over variables in one function. In float32 under mixed precision, as in
+  // GateAddNorm.
+  return glu_add_norm_weighted(at::baddbmm(bg.unsqueeze(1), h, wg.transpose(1, 2)), joined(inputs),
+                               norm_w, norm_b, weights, eps);
 }
 
 }  // namespace tft

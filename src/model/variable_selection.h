@@ -52,8 +52,10 @@ class VariableSelectionNetworkImpl : public torch::nn::Module {
  private:
   torch::Tensor selection_weights(const EmbeddedVariables& embedded, const torch::Tensor& context,
                                   c10::IntArrayRef leading, int64_t rows);
-  // Every variable's GRN over the rows, as [rows, n, hidden].
-  torch::Tensor grouped_variable_grns(const EmbeddedVariables& embedded, int64_t rows);
+  // Every variable's GRN over the rows, summed with the selection weights [rows, n]: [rows,
+  // hidden]. The GRNs' outputs [rows, n, hidden] are never kept (glu_add_norm_weighted).
+  torch::Tensor weighted_variable_grns(const EmbeddedVariables& embedded,
+                                       const torch::Tensor& weights, int64_t rows);
   // select() with fake-quantized linear layers (QAT): each GRN through its own layers, since
   // the grouped products above fold the real embeddings into the first layer, where the
   // layer's input (which QAT quantizes) never exists.

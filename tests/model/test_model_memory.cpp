@@ -4,6 +4,7 @@
 #include "checkpoint/checkpoint_config.h"
 #include "memory/memory_meter.h"
 #include "model/dropout.h"
+#include "model/glu_add_norm.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
 #include "model_test_support.h"
@@ -120,11 +121,45 @@ TFT_TEST(dropout_holds_no_mask_until_backward) {
   assert_true(x.grad().defined());
 }
 
+// The fused gate, add and norm (glu_add_norm.h) keeps, beyond its output, nothing but a mean and
+// a reciprocal standard deviation per row: its inputs are the caller's, and unfused, autograd
+// also keeps the norm's input (one more [rows, H] tensor) until backward. The weighted form over
+// groups (the variable selection's) does not even keep the groups' outputs.
+TFT_TEST(fused_gate_add_norm_keeps_no_intermediate) {
+  const int64_t rows = 4096, h = 64, groups = 4;
+  const auto x = torch::randn({groups, rows, 2 * h}, torch::requires_grad());
+  const auto skip = torch::randn({groups, rows, h}, torch::requires_grad());
+  const auto w = torch::ones({groups, h}, torch::requires_grad());
+  const auto b = torch::zeros({groups, h}, torch::requires_grad());
+  const auto selection = torch::softmax(torch::randn({rows, groups}), -1).requires_grad_();
+  const int64_t out_bytes = groups * rows * h * 4, stats_bytes = 2 * groups * rows * 4;
+  tft::memory::MemoryMeter meter(c10::Device(c10::DeviceType::CPU));
+  int64_t before = meter.current_bytes();
+  auto fused = tft::glu_add_norm(x, skip, w, b, 1e-5);
+  const int64_t fused_held = meter.current_bytes() - before;
+  before = meter.current_bytes();
+  auto unfused =
+      torch::layer_norm(at::glu(x, -1) + skip, {h}, {}, {}, 1e-5) * w.unsqueeze(1) + b.unsqueeze(1);
+  const int64_t unfused_held = meter.current_bytes() - before;
+  before = meter.current_bytes();
+  auto weighted = tft::glu_add_norm_weighted(x, skip, w, b, selection, 1e-5);
+  const int64_t weighted_held = meter.current_bytes() - before;
+  std::printf("  held after forward: fused %lld, unfused %lld, weighted %lld bytes\n",
+              static_cast<long long>(fused_held), static_cast<long long>(unfused_held),
+              static_cast<long long>(weighted_held));
+  assert_true(fused_held <= out_bytes + stats_bytes + 4096);
+  assert_true(unfused_held >= 2 * out_bytes);
+  assert_true(weighted_held <= out_bytes / groups + stats_bytes + 4096);
+  (fused.sum() + unfused.sum() + weighted.sum()).backward();
+  assert_true(x.grad().defined() && selection.grad().defined());
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(checkpointing_every_unit_cuts_the_activation_peak),
       cmocka_unit_test(checkpointing_more_chunks_of_a_unit_saves_more),
       cmocka_unit_test(dropout_holds_no_mask_until_backward),
+      cmocka_unit_test(fused_gate_add_norm_keeps_no_intermediate),
   };
   return cmocka_run_group_tests_name("model_memory", tests, nullptr, nullptr);
 }
