@@ -47,4 +47,18 @@ at::Tensor glu_add_norm_weighted(const at::Tensor& x, const at::Tensor& skip,
                                  const at::Tensor& selection, double eps,
                                  GluAddNormPath path = GluAddNormPath::kAuto);
 
+// Skip rows affine in one number: group g's row r is scalars[g, r] * weight[g, :] + bias[g, :]
+// (a real input's embedding, as the variable selection makes it). Made row by row where it is
+// used, never kept: scalars [Ga, R], weight and bias [Ga, H].
+struct AffineSkip {
+  at::Tensor scalars, weight, bias;
+};
+
+// glu_add_norm_weighted with the first Ga groups' skip affine: skip then holds the other
+// groups' rows, [G - Ga, R, H] (G - Ga may be 0). affine.scalars undefined: no affine groups.
+at::Tensor glu_add_norm_weighted(const at::Tensor& x, const AffineSkip& affine,
+                                 const at::Tensor& skip, const at::Tensor& weight,
+                                 const at::Tensor& bias, const at::Tensor& selection, double eps,
+                                 GluAddNormPath path = GluAddNormPath::kAuto);
+
 }  // namespace tft

@@ -61,30 +61,56 @@ Acc reciprocal_std(const Acc* y, Acc mean, std::int64_t h, double eps) {
   return Acc(1) / std::sqrt(var / static_cast<Acc>(h) + static_cast<Acc>(eps));
 }
 
+// The skip of the rows: an affine group's row made from its number into a buffer, another
+// group's read from the skip tensor.
+template <typename ST, typename Acc>
+struct SkipRows {
+  const ST* dense;     // [(G - Ga) * R, H]
+  const Acc* scalars;  // [Ga, R]
+  const Acc* weight;   // [Ga, H]
+  const Acc* bias;     // [Ga, H]
+  std::int64_t affine_groups, rows, h;
+
+  bool affine(std::int64_t g) const { return g < affine_groups; }
+  // Row r of group g, as y = GLU(x row) + skip row (glu_plus_skip); returns the sum of y.
+  template <typename XT>
+  Acc glu_plus(const XT* x_row, std::int64_t g, std::int64_t r, Acc* y, Acc* gate,
+               Acc* buffer) const {
+    if (!affine(g))
+      return glu_plus_skip(x_row, dense + ((g - affine_groups) * rows + r) * h, h, y, gate);
+    const Acc v = scalars[g * rows + r];
+    for (std::int64_t j = 0; j < h; ++j) buffer[j] = v * weight[g * h + j] + bias[g * h + j];
+    return glu_plus_skip(x_row, buffer, h, y, gate);
+  }
+};
+
 // Parallel over rows r, each r's groups in order, so a weighted output row is summed over the
 // groups in one fixed order.
 template <typename XT, typename ST, typename Acc>
-void forward_rows(const XT* x, const ST* skip, const Acc* w, const Acc* b, const Acc* selection,
-                  double eps, const Shape& s, Acc* out, Acc* mean, Acc* rstd) {
+void forward_rows(const XT* x, const SkipRows<ST, Acc>& skip, const Acc* w, const Acc* b,
+                  const Acc* selection, double eps, const Shape& s, Acc* out, Acc* mean,
+                  Acc* rstd) {
   const std::int64_t h = s.width;
   const std::int64_t grain =
       std::max<std::int64_t>(1, kRowsPerBlock / std::max<std::int64_t>(1, s.groups));
   at::parallel_for(0, s.rows, grain, [&](std::int64_t begin, std::int64_t end) {
-    std::vector<Acc> y(static_cast<std::size_t>(h)), gate(static_cast<std::size_t>(h));
+    std::vector<Acc> y(static_cast<std::size_t>(h)), gate(static_cast<std::size_t>(h)),
+        buffer(static_cast<std::size_t>(h));
     for (std::int64_t r = begin; r < end; ++r) {
       Acc* weighted = s.weighted ? out + r * h : nullptr;
       if (weighted) std::fill(weighted, weighted + h, Acc(0));
       for (std::int64_t g = 0; g < s.groups; ++g) {
         const std::int64_t i = g * s.rows + r;
-        const Acc m = glu_plus_skip(x + i * 2 * h, skip + i * h, h, y.data(), gate.data()) /
+        const Acc m = skip.glu_plus(x + i * 2 * h, g, r, y.data(), gate.data(), buffer.data()) /
                       static_cast<Acc>(h);
         const Acc rs = reciprocal_std(y.data(), m, h, eps);
         const Acc* wg = w + g * h;
         const Acc* bg = b + g * h;
         if (weighted) {
           const Acc share = selection[r * s.groups + g];
-          for (std::int64_t j = 0; j < h; ++j)
+          for (std::int64_t j = 0; j < h; ++j) {
             weighted[j] += share * ((y[j] - m) * rs * wg[j] + bg[j]);
+          }
         } else {
           Acc* o = out + i * h;
           for (std::int64_t j = 0; j < h; ++j) o[j] = (y[j] - m) * rs * wg[j] + bg[j];
@@ -96,30 +122,43 @@ void forward_rows(const XT* x, const ST* skip, const Acc* w, const Acc* b, const
   });
 }
 
-// Each task is one block of rows within one group; its partial sums of the weight's and bias'
-// gradients go to partial[task] ([tasks, 2, H]) and are added up in task order afterwards.
+// Where backward writes: the gradients of x, of the skip tensor's rows, of the selection and of
+// the affine skip's numbers, and each task's partial sums [tasks, 4, H] of the gradients of the
+// weight, the bias, the affine skip's weight and its bias (added up in task order afterwards).
 template <typename XT, typename ST, typename Acc>
-void backward_rows(const Acc* grad_out, const XT* x, const ST* skip, const Acc* w, const Acc* b,
-                   const Acc* selection, const Acc* mean, const Acc* rstd, const Shape& s, XT* dx,
-                   ST* dskip, Acc* dselection, Acc* partial) {
+struct Gradients {
+  XT* x;
+  ST* dense;
+  Acc* selection;
+  Acc* scalars;
+  Acc* partial;
+};
+
+// Each task is one block of rows within one group.
+template <typename XT, typename ST, typename Acc>
+void backward_rows(const Acc* grad_out, const XT* x, const SkipRows<ST, Acc>& skip, const Acc* w,
+                   const Acc* b, const Acc* selection, const Acc* mean, const Acc* rstd,
+                   const Shape& s, const Gradients<XT, ST, Acc>& d) {
   const std::int64_t h = s.width;
   const std::int64_t blocks = (s.rows + kRowsPerBlock - 1) / kRowsPerBlock;
   at::parallel_for(0, s.groups * blocks, 1, [&](std::int64_t begin, std::int64_t end) {
     std::vector<Acc> y(static_cast<std::size_t>(h)), gate(static_cast<std::size_t>(h)),
-        dxhat(static_cast<std::size_t>(h));
+        dxhat(static_cast<std::size_t>(h)), buffer(static_cast<std::size_t>(h));
     for (std::int64_t task = begin; task < end; ++task) {
       const std::int64_t g = task / blocks;
-      const std::int64_t first = g * s.rows + (task % blocks) * kRowsPerBlock;
-      const std::int64_t last = std::min(first + kRowsPerBlock, (g + 1) * s.rows);
+      const std::int64_t first = (task % blocks) * kRowsPerBlock;
+      const std::int64_t last = std::min(first + kRowsPerBlock, s.rows);
       const Acc* wg = w + g * h;
       const Acc* bg = b + g * h;
-      Acc* dw = partial + task * 2 * h;
+      Acc* dw = d.partial + task * 4 * h;
       Acc* db = dw + h;
-      std::fill(dw, dw + 2 * h, Acc(0));
-      for (std::int64_t i = first; i < last; ++i) {
-        const std::int64_t r = i - g * s.rows;
+      Acc* dskip_w = db + h;
+      Acc* dskip_b = dskip_w + h;
+      std::fill(dw, dw + 4 * h, Acc(0));
+      for (std::int64_t r = first; r < last; ++r) {
+        const std::int64_t i = g * s.rows + r;
         const XT* xi = x + i * 2 * h;
-        glu_plus_skip(xi, skip + i * h, h, y.data(), gate.data());
+        skip.glu_plus(xi, g, r, y.data(), gate.data(), buffer.data());
         const Acc m = mean[i], rs = rstd[i];
         // The output row's gradient; weighted, this row's share of it.
         const Acc* go = grad_out + (s.weighted ? r : i) * h;
@@ -136,18 +175,28 @@ void backward_rows(const Acc* grad_out, const XT* x, const ST* skip, const Acc* 
           dw[j] += gj * xhat;
           db[j] += gj;
         }
-        if (s.weighted) dselection[r * s.groups + g] = dshare;
+        if (s.weighted) d.selection[r * s.groups + g] = dshare;
         c1 /= static_cast<Acc>(h);
         c2 /= static_cast<Acc>(h);
-        XT* dxi = dx + i * 2 * h;
-        ST* dsi = dskip + i * h;
+        XT* dxi = d.x + i * 2 * h;
+        const bool affine = skip.affine(g);
+        ST* dsi = affine ? nullptr : d.dense + ((g - skip.affine_groups) * s.rows + r) * h;
+        const Acc v = affine ? skip.scalars[g * s.rows + r] : Acc(0);
+        Acc dv = 0;
         for (std::int64_t j = 0; j < h; ++j) {
           const Acc dy = rs * (dxhat[j] - c1 - y[j] * c2);
           const Acc sg = gate[j];
-          dsi[j] = static_cast<ST>(dy);
+          if (affine) {
+            dv += dy * skip.weight[g * h + j];
+            dskip_w[j] += dy * v;
+            dskip_b[j] += dy;
+          } else {
+            dsi[j] = static_cast<ST>(dy);
+          }
           dxi[j] = static_cast<XT>(dy * sg);
           dxi[h + j] = static_cast<XT>(dy * static_cast<Acc>(xi[j]) * sg * (Acc(1) - sg));
         }
+        if (affine) d.scalars[g * s.rows + r] = dv;
       }
     }
   });
@@ -190,9 +239,30 @@ bool applies(const at::Tensor& x, const at::Tensor& skip, const at::Tensor& weig
          weight.scalar_type() == at::kFloat;
 }
 
-Forward forward(const at::Tensor& x, const at::Tensor& skip, const at::Tensor& weight,
-                const at::Tensor& bias, const at::Tensor& selection, double eps,
-                const Shape& shape) {
+namespace {
+
+// The data of t, or null when it is undefined or empty.
+template <typename Acc>
+Acc* pointer_or_null(const at::Tensor& t) {
+  return t.defined() && t.numel() > 0 ? t.data_ptr<Acc>() : nullptr;
+}
+
+template <typename ST, typename Acc>
+SkipRows<ST, Acc> skip_rows(const at::Tensor& dense, const AffineSkip& a, const Shape& s) {
+  return {dense.numel() > 0 ? dense.data_ptr<ST>() : nullptr,
+          pointer_or_null<Acc>(a.scalars),
+          pointer_or_null<Acc>(a.weight),
+          pointer_or_null<Acc>(a.bias),
+          s.affine_groups,
+          s.rows,
+          s.width};
+}
+
+}  // namespace
+
+Forward forward(const at::Tensor& x, const at::Tensor& skip, const AffineSkip& affine,
+                const at::Tensor& weight, const at::Tensor& bias, const at::Tensor& selection,
+                double eps, const Shape& shape) {
   const at::ScalarType acc = x.scalar_type() == at::kDouble ? at::kDouble : at::kFloat;
   const std::int64_t n = shape.groups * shape.rows;
   const std::int64_t out_rows = shape.weighted ? shape.rows : n;
@@ -202,43 +272,52 @@ Forward forward(const at::Tensor& x, const at::Tensor& skip, const at::Tensor& w
     using XT = decltype(xt);
     using ST = decltype(st);
     using Acc = decltype(at_);
-    forward_rows<XT, ST, Acc>(
-        x.data_ptr<XT>(), skip.data_ptr<ST>(), weight.data_ptr<Acc>(), bias.data_ptr<Acc>(),
-        shape.weighted ? selection.data_ptr<Acc>() : nullptr, eps, shape, f.out.data_ptr<Acc>(),
-        f.mean.data_ptr<Acc>(), f.rstd.data_ptr<Acc>());
+    forward_rows<XT, ST, Acc>(x.data_ptr<XT>(), skip_rows<ST, Acc>(skip, affine, shape),
+                              weight.data_ptr<Acc>(), bias.data_ptr<Acc>(),
+                              pointer_or_null<Acc>(selection), eps, shape, f.out.data_ptr<Acc>(),
+                              f.mean.data_ptr<Acc>(), f.rstd.data_ptr<Acc>());
   });
   return f;
 }
 
 Backward backward(const at::Tensor& grad_out, const at::Tensor& x, const at::Tensor& skip,
-                  const at::Tensor& weight, const at::Tensor& bias, const at::Tensor& selection,
-                  const at::Tensor& mean, const at::Tensor& rstd, const Shape& shape) {
+                  const AffineSkip& affine, const at::Tensor& weight, const at::Tensor& bias,
+                  const at::Tensor& selection, const at::Tensor& mean, const at::Tensor& rstd,
+                  const Shape& shape) {
   const std::int64_t h = shape.width;
   const std::int64_t blocks = (shape.rows + kRowsPerBlock - 1) / kRowsPerBlock;
-  Backward g{at::empty_like(x), at::empty_like(skip), {}, {}, {}};
+  Backward g{at::empty_like(x), at::empty_like(skip), {}, {}, {}, {}};
   if (shape.weighted) g.selection = at::empty_like(selection);
+  if (shape.affine_groups > 0) g.affine.scalars = at::empty_like(affine.scalars);
   const at::Tensor partial =
-      at::empty({shape.groups, blocks, 2, h}, weight.options().dtype(mean.scalar_type()));
+      at::empty({shape.groups, blocks, 4, h}, weight.options().dtype(mean.scalar_type()));
   dispatch(x, skip, [&](auto xt, auto st, auto at_) {
     using XT = decltype(xt);
     using ST = decltype(st);
     using Acc = decltype(at_);
-    backward_rows<XT, ST, Acc>(
-        grad_out.data_ptr<Acc>(), x.data_ptr<XT>(), skip.data_ptr<ST>(), weight.data_ptr<Acc>(),
-        bias.data_ptr<Acc>(), shape.weighted ? selection.data_ptr<Acc>() : nullptr,
-        mean.data_ptr<Acc>(), rstd.data_ptr<Acc>(), shape, g.x.data_ptr<XT>(),
-        g.skip.data_ptr<ST>(), shape.weighted ? g.selection.data_ptr<Acc>() : nullptr,
-        partial.data_ptr<Acc>());
+    const Gradients<XT, ST, Acc> d{g.x.data_ptr<XT>(),
+                                   g.skip.numel() > 0 ? g.skip.data_ptr<ST>() : nullptr,
+                                   pointer_or_null<Acc>(g.selection),
+                                   pointer_or_null<Acc>(g.affine.scalars), partial.data_ptr<Acc>()};
+    backward_rows<XT, ST, Acc>(grad_out.data_ptr<Acc>(), x.data_ptr<XT>(),
+                               skip_rows<ST, Acc>(skip, affine, shape), weight.data_ptr<Acc>(),
+                               bias.data_ptr<Acc>(), pointer_or_null<Acc>(selection),
+                               mean.data_ptr<Acc>(), rstd.data_ptr<Acc>(), shape, d);
   });
-  // The blocks' partial sums, added in block order: [G, 2, H].
-  const at::Tensor sums = at::empty({shape.groups, 2, h}, partial.options());
+  // The blocks' partial sums, added in block order: [G, 4, H].
+  const at::Tensor sums = at::empty({shape.groups, 4, h}, partial.options());
   if (partial.scalar_type() == at::kDouble) {
-    add_blocks(partial.data_ptr<double>(), shape.groups, blocks, 2 * h, sums.data_ptr<double>());
+    add_blocks(partial.data_ptr<double>(), shape.groups, blocks, 4 * h, sums.data_ptr<double>());
   } else {
-    add_blocks(partial.data_ptr<float>(), shape.groups, blocks, 2 * h, sums.data_ptr<float>());
+    add_blocks(partial.data_ptr<float>(), shape.groups, blocks, 4 * h, sums.data_ptr<float>());
   }
   g.weight = sums.select(1, 0);
   g.bias = sums.select(1, 1);
+  if (shape.affine_groups > 0) {
+    const at::Tensor affine_sums = sums.narrow(0, 0, shape.affine_groups);
+    g.affine.weight = affine_sums.select(1, 2);
+    g.affine.bias = affine_sums.select(1, 3);
+  }
   return g;
 }
 

@@ -194,7 +194,11 @@ torch::Tensor VariableSelectionNetworkImpl::weighted_variable_grns(
 
   // First layer and skip input per variable, [n, rows, hidden]: reals as x (W1 w) + (W1 b + b1)
   // and x w + b, the others through a batched product.
-  std::vector<torch::Tensor> first_layer, inputs;
+  // The skip input: the reals' embedding x w + b, made row by row inside glu_add_norm_weighted
+  // rather than kept ([n_reals, rows, hidden]), then the others' embeddings.
+  std::vector<torch::Tensor> first_layer;
+  AffineSkip real_inputs;
+  torch::Tensor dense_inputs;
   if (n_reals > 0) {
     const torch::Tensor x = embedded.reals.reshape({rows, n_reals}).t().unsqueeze(-1);
     const torch::Tensor w1_reals = w1.narrow(0, 0, n_reals);
@@ -202,30 +206,28 @@ torch::Tensor VariableSelectionNetworkImpl::weighted_variable_grns(
     const torch::Tensor offset = at::bmm(w1_reals, embedded.real_bias.unsqueeze(-1)) +
                                  b1.narrow(0, 0, n_reals).unsqueeze(-1);
     first_layer.push_back(at::addcmul(offset.transpose(1, 2), x, slope.transpose(1, 2)));
-    inputs.push_back(
-        at::addcmul(embedded.real_bias.unsqueeze(1), x, embedded.real_weight.unsqueeze(1)));
+    real_inputs = {x.squeeze(-1), embedded.real_weight, embedded.real_bias};
   }
   if (n_dense > 0) {
     const torch::Tensor x =
         embedded.dense.reshape({rows, n_dense, hidden}).transpose(0, 1).contiguous();
     first_layer.push_back(at::baddbmm(b1.narrow(0, n_reals, n_dense).unsqueeze(1), x,
                                       w1.narrow(0, n_reals, n_dense).transpose(1, 2)));
-    inputs.push_back(x);
+    dense_inputs = x;
+  } else {
+    dense_inputs = embedded.real_weight.new_empty({0, rows, hidden});
   }
-  const auto joined = [](const std::vector<torch::Tensor>& parts) {
-    return parts.size() == 1 ? parts.front() : at::cat(parts, 0);
-  };
   // The rest of GRN(x) = LayerNorm(x + GLU(W2 ELU(W1 x + b1) + b2)), every variable at once,
   // with the GLU's dropout on its input as in GatedLinearUnit.
   // The ELU in place, as in GatedResidualNetwork: only its output is kept for backward.
-  torch::Tensor activated = joined(first_layer);
+  torch::Tensor activated = first_layer.size() == 1 ? first_layer.front() : at::cat(first_layer, 0);
   at::elu_(activated);
   const torch::Tensor h = dropout(at::baddbmm(b2.unsqueeze(1), activated, w2.transpose(1, 2)));
   // The gating, the skip, a LayerNorm per variable (each with its own scale and shift) and the
   // weighted sum over variables in one function. In float32 under mixed precision, as in
   // GateAddNorm.
-  return glu_add_norm_weighted(at::baddbmm(bg.unsqueeze(1), h, wg.transpose(1, 2)), joined(inputs),
-                               norm_w, norm_b, weights, eps);
+  return glu_add_norm_weighted(at::baddbmm(bg.unsqueeze(1), h, wg.transpose(1, 2)), real_inputs,
+                               dense_inputs, norm_w, norm_b, weights, eps);
 }
 
 }  // namespace tft

@@ -181,6 +181,45 @@ TFT_TEST(kernels_give_the_same_bits_for_any_thread_count) {
   }
 }
 
+// Affine skip rows (glu_add_norm_weighted with an AffineSkip): the first Ga groups' skip made from
+// one number a row. Against the same function given those rows made whole by ATen operators
+// (whose gradients, through the made rows, autograd gives exactly, and the function's own are
+// checked against finite differences above), with Ga of G = 3 being 2 (a skip tensor for the
+// third) and 3 (none); double to 1e-12, float32 to 1e-5.
+TFT_TEST(affine_skip_rows_match_the_rows_made_whole) {
+  for (const std::int64_t affine_groups : {2, 3}) {
+    for (const GluAddNormPath path : {GluAddNormPath::kAuto, GluAddNormPath::kAten}) {
+      for (const torch::Dtype dtype : {torch::kDouble, torch::kFloat}) {
+        const Inputs in = make_inputs(3, 70, 6, dtype, 9);
+        const auto opts = torch::TensorOptions().dtype(dtype);
+        const torch::Tensor scalars = torch::randn({affine_groups, 70}, opts).requires_grad_();
+        const torch::Tensor sw = torch::randn({affine_groups, 6}, opts).requires_grad_();
+        const torch::Tensor sb = torch::randn({affine_groups, 6}, opts).requires_grad_();
+        const torch::Tensor dense = in.skip.narrow(0, affine_groups, 3 - affine_groups);
+        const auto affine_out = [&] {
+          return tft::glu_add_norm_weighted(in.x, tft::AffineSkip{scalars, sw, sb}, dense,
+                                            in.weight, in.bias, in.selection, 1e-5, path);
+        };
+        const torch::Tensor made =
+            torch::cat({scalars.unsqueeze(-1) * sw.unsqueeze(1) + sb.unsqueeze(1), dense}, 0);
+        const torch::Tensor whole =
+            tft::glu_add_norm_weighted(in.x, made, in.weight, in.bias, in.selection, 1e-5, path);
+        const std::vector<torch::Tensor> wrt{in.x, scalars, sw, sb, in.weight, in.selection};
+        const auto got = torch::autograd::grad({loss_of(affine_out())}, wrt);
+        const auto want = torch::autograd::grad({loss_of(whole)}, wrt);
+        const double bound = dtype == torch::kDouble ? 1e-12 : 1e-5;
+        assert_true(relative_error(affine_out(), whole) <= bound);
+        for (std::size_t k = 0; k < got.size(); ++k) {
+          const double e = relative_error(got[k], want[k]);
+          if (e > bound)
+            fail_msg("Ga %lld, gradient %zu: %g > %g", static_cast<long long>(affine_groups), k, e,
+                     bound);
+        }
+      }
+    }
+  }
+}
+
 TFT_TEST(bad_shapes_are_named) {
   const Inputs in = make_inputs(0, 3, 4, torch::kFloat, 1);
   TFT_ASSERT_THROWS_WITH(
@@ -218,6 +257,7 @@ int main() {
       cmocka_unit_test(gradients_match_finite_differences_in_double),
       cmocka_unit_test(both_paths_match_the_unfused_operators),
       cmocka_unit_test(kernels_give_the_same_bits_for_any_thread_count),
+      cmocka_unit_test(affine_skip_rows_match_the_rows_made_whole),
       cmocka_unit_test(bad_shapes_are_named),
       cmocka_unit_test(empty_inputs_give_empty_outputs),
   };
