@@ -169,7 +169,12 @@ class BudgetPlanner {
         out.verified = Verified{choice, std::move(measured)};
         return out;
       }
-      planning_budget -= static_cast<double>(measured.peak_bytes - budget_);
+      // Below the missed plan's own prediction by the miss: lowering only the budget planned for
+      // can leave that plan predicted to fit again (its prediction was short by more than it
+      // missed the budget by), and a plan tried twice ends the search at the floor.
+      planning_budget =
+          std::min(planning_budget, static_cast<double>(choice.predicted_peak_bytes)) -
+          static_cast<double>(measured.peak_bytes - budget_);
       if (!floor) {
         if (!measure_floor()) return out;
         correct_for_floor();

@@ -14,8 +14,9 @@
 //     unit's chunks, each unit saving what it keeps minus what it keeps checkpointed; the
 //     prediction counts what rerunning a checkpointed chunk holds in backward, from step 1's
 //     per-unit temporaries: predicted_peak_with_recompute), measured. On a miss the budget planned
-//     for is lowered by the miss and the floor (every unit checkpointed, forward and backward) is
-//     measured once: below the budget it is the fallback and the search goes on (at most
+//     for is lowered to the missed plan's prediction less the miss (so the next plan predicts
+//     less than the one that missed) and the floor (every unit checkpointed, forward and backward)
+//     is measured once: below the budget it is the fallback and the search goes on (at most
 //     kBudgetVerifications plans), above it no float32 plan fits. A budget below a rough estimate
 //     of the floor (what every unit checkpointed keeps at the end of forward + the largest chunk +
 //     what backward adds without checkpointing) measures the floor first; a measured floor lowers
