@@ -96,6 +96,14 @@ std::optional<TargetChoice> choose_by_evidence(const std::vector<TargetChoice>& 
       best = i;
   }
   if (!best) return std::nullopt;
+  // A tie goes to statistic per series.
+  for (std::size_t i = 0; i < options.size(); ++i) {
+    const bool statistic = options[i].center == TargetCenter::Statistic;
+    if (statistic && std::isfinite(pilot_scores[i]) &&
+        pilot_scores[i] <= pilot_scores[*best] * (1.0 + kPilotTieFraction)) {
+      best = i;
+    }
+  }
   TargetChoice choice = options[*best];
   if (choice.center != TargetCenter::Seasonal) return choice;
   // Among the seasons whose pilot finished, the one with the best seasonal naive.
@@ -164,6 +172,17 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
   const std::optional<TargetChoice> choice = choose_by_evidence(options, pilot_scores, seasons);
   if (!choice) return keep("every pilot fit diverged (" + scores + ")");
   std::string won = candidate_name(*choice) + " won";
+  if (choice->center == TargetCenter::Statistic) {
+    const double lowest = *std::min_element(
+        pilot_scores.begin(), pilot_scores.end(),
+        [](double a, double b) { return std::isfinite(a) && (!std::isfinite(b) || a < b); });
+    const auto mine = std::find_if(options.begin(), options.end(), [](const TargetChoice& c) {
+      return c.center == TargetCenter::Statistic;
+    });
+    if (pilot_scores[static_cast<std::size_t>(mine - options.begin())] > lowest) {
+      won = "within " + fixed_text(100 * kPilotTieFraction, 0) + "% of the best, a tie: " + won;
+    }
+  }
   if (choice->center == TargetCenter::Seasonal && !seasons.empty()) {
     std::string naive_scores;
     for (const SeasonEvidence& e : seasons) {

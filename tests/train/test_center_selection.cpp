@@ -104,6 +104,11 @@ TFT_TEST(test_center_rule_takes_the_family_from_pilots_and_the_season_from_the_n
   assert_true(c && c->season == 24);
   c = tft::choose_by_evidence(options, {0.36, 0.14, 0.13, 0.31}, {});
   assert_true(c && c->season == 168);
+  // Within 1% of the best is a tie, and a tie goes to statistic; 2% behind is not a tie.
+  c = tft::choose_by_evidence(options, {0.0316, 0.05, 0.05, 0.0317}, week_wins);
+  assert_true(c && c->center == TargetCenter::Statistic);
+  c = tft::choose_by_evidence(options, {0.0316, 0.05, 0.05, 0.0323}, week_wins);
+  assert_true(c && c->center == TargetCenter::Last);
   // Every pilot diverged: no choice.
   assert_false(tft::choose_by_evidence(options, {nan, nan, nan, nan}, week_wins).has_value());
   TFT_ASSERT_THROWS_WITH(tft::choose_by_evidence(options, {0.1}, {}), std::invalid_argument,
