@@ -241,10 +241,8 @@ class GluAddNormFunction : public torch::autograd::Function<GluAddNormFunction> 
   }
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                  torch::autograd::variable_list grads) {
-    torch::autograd::variable_list g = GluAddNormSteps::backward(ctx, grads);
-    g.resize(4);  // x, skip, weight, bias
-    g.resize(6);  // and nothing for eps, kernels
-    return g;
+    const torch::autograd::variable_list g = GluAddNormSteps::backward(ctx, grads);
+    return {g[0], g[1], g[2], g[3], {}, {}};  // x, skip, weight, bias; nothing for eps, kernels
   }
 };
 

@@ -173,13 +173,13 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
   if (!choice) return keep("every pilot fit diverged (" + scores + ")");
   std::string won = candidate_name(*choice) + " won";
   if (choice->center == TargetCenter::Statistic) {
-    const double lowest = *std::min_element(
-        pilot_scores.begin(), pilot_scores.end(),
-        [](double a, double b) { return std::isfinite(a) && (!std::isfinite(b) || a < b); });
-    const auto mine = std::find_if(options.begin(), options.end(), [](const TargetChoice& c) {
-      return c.center == TargetCenter::Statistic;
-    });
-    if (pilot_scores[static_cast<std::size_t>(mine - options.begin())] > lowest) {
+    // Won on a tie when another pilot scored lower (a diverged pilot's NaN compares false).
+    double statistic_score = 0.0;
+    for (std::size_t i = 0; i < options.size(); ++i) {
+      if (options[i].center == TargetCenter::Statistic) statistic_score = pilot_scores[i];
+    }
+    if (std::any_of(pilot_scores.begin(), pilot_scores.end(),
+                    [&](double s) { return s < statistic_score; })) {
       won = "within " + fixed_text(100 * kPilotTieFraction, 0) + "% of the best, a tie: " + won;
     }
   }
