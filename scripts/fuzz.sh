@@ -76,10 +76,13 @@ if [ "$mode" = minimize ]; then
 fi
 
 # Whether `target` on input `file` runs out of memory inside LibTorch's unpickler (see the fork
-# mode below): then it is LibTorch's trust in the archive, not a finding of ours.
+# mode below): then it is LibTorch's trust in the archive, not a finding of ours. The RSS limit
+# is raised above libFuzzer's 2 GiB default: ASan poisons the shadow of a huge allocation (an
+# eighth of it: 2.5 GiB for a 20 GB pickle length) before libFuzzer's malloc hook sees the
+# allocation, so under the default the RSS watchdog fired first, with no stack to sort by.
 libtorch_allocation() {
   local report
-  report=$(./build-fuzz/bin/"$1" -malloc_limit_mb=1024 "$2" 2>&1 || true)
+  report=$(./build-fuzz/bin/"$1" -malloc_limit_mb=1024 -rss_limit_mb=8192 "$2" 2>&1 || true)
   grep -q 'out-of-memory' <<<"$report" && grep -q 'torch::jit::Unpickler' <<<"$report"
 }
 
