@@ -8,7 +8,7 @@
 #include "model/quantile_loss.h"
 #include "model/tft_batch.h"
 #include "model/tft_model.h"
-#include "train/planning_step.h"
+#include "planning/planning_step.h"
 
 #include <torch/optim/adam.h>
 

@@ -2,9 +2,9 @@
 
 #include "common/error.h"
 #include "common/format.h"
-#include "train/budget_planning.h"
-#include "train/fused_adam.h"
-#include "train/gradient_buffers.h"
+#include "optim/fused_adam.h"
+#include "optim/gradient_buffers.h"
+#include "planning/budget_planning.h"
 
 #include <algorithm>
 #include <chrono>

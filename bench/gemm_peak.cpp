@@ -1,6 +1,6 @@
 #include "gemm_peak.h"
 
-#include "train/device.h"
+#include "common/device.h"
 
 #include <ATen/ATen.h>
 #include <c10/core/GradMode.h>

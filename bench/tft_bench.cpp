@@ -27,19 +27,19 @@
 #include "strategy_spec.h"
 
 #include "common/compute_threads.h"
-#include "common/operator_counter.h"
 #include "common/cpu_clock.h"
+#include "common/device.h"
 #include "common/error.h"
+#include "common/operator_counter.h"
 #include "data/batch.h"
 #include "memory/block_cache.h"
 #include "memory/memory_meter.h"
 #include "model/precision.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
-#include "train/checkpoint_planning.h"
-#include "train/device.h"
-#include "train/fused_adam.h"
-#include "train/gradient_buffers.h"
+#include "optim/fused_adam.h"
+#include "optim/gradient_buffers.h"
+#include "planning/checkpoint_planning.h"
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>

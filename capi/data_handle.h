@@ -6,8 +6,8 @@
 #include <memory>
 
 #include "config/train_config.h"
-#include "data/arrow_data.h"
 #include "data/time_series_dataset.h"
+#include "readers/arrow_data.h"
 
 struct tft_data {
   static constexpr std::uint64_t kMagic = 0x74667464617461ULL;  // "tftdata"

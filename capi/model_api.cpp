@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "train/saved_model.h"
+#include "store/saved_model.h"
 
 struct tft_model {
   static constexpr std::uint64_t kMagic = 0x7466746d6f646cULL;  // "tftmodl"

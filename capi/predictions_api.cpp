@@ -3,8 +3,8 @@
 
 #include <cstring>
 
-#include "train/atomic_file.h"
-#include "train/forecast_csv.h"
+#include "common/atomic_file.h"
+#include "report/forecast_csv.h"
 
 using tft::capi::live;
 using tft::capi::require;

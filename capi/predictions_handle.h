@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "data/time_series_dataset.h"
-#include "train/forecast.h"
+#include "report/forecast.h"
 
 struct tft_predictions {
   static constexpr std::uint64_t kMagic = 0x746674707264ULL;  // "tftprd"

@@ -8,7 +8,7 @@
 #include <limits>
 #include <memory>
 
-#include "train/saved_model.h"
+#include "store/saved_model.h"
 #include "train/trainer.h"
 
 struct tft_trainer {

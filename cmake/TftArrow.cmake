@@ -1,4 +1,4 @@
-# Apache Arrow C++ and Parquet for reading Parquet files (src/data/parquet_source.cpp), from the
+# Apache Arrow C++ and Parquet for reading Parquet files (src/readers/parquet_source.cpp), from the
 # pyarrow wheel on PyPI: Debian 12 packages no libarrow-dev, and the wheel ships libarrow.so.N,
 # libarrow_compute.so.N, libparquet.so.N and their headers. They are found the way pyarrow
 # documents for C++ extensions, by asking pyarrow itself (get_include(), get_library_dirs(),

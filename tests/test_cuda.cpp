@@ -18,16 +18,16 @@
 
 #include <ATen/Context.h>
 
+#include "common/device.h"
 #include "common/error.h"
 #include "config/train_config_io.h"
 #include "data/batch.h"
 #include "memory/memory_meter.h"
 #include "model/quantile_loss.h"
-#include "train/budget_planning.h"
-#include "train/device.h"
-#include "train/gradient_buffers.h"
-#include "train/loss_scaler.h"
-#include "train/saved_model.h"
+#include "optim/gradient_buffers.h"
+#include "optim/loss_scaler.h"
+#include "planning/budget_planning.h"
+#include "store/saved_model.h"
 #include "train/trainer.h"
 
 #include "model/model_test_support.h"

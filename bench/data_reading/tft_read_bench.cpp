@@ -24,9 +24,9 @@
 #include <nlohmann/json.hpp>
 
 #include "config/train_config_io.h"
-#include "data/arrow_data.h"
-#include "data/data_file.h"
 #include "data/time_series_dataset.h"
+#include "readers/arrow_data.h"
+#include "readers/data_file.h"
 
 #ifdef TFT_WITH_PARQUET
 #include <arrow/c/abi.h>

@@ -50,7 +50,7 @@
 #include "local_launcher.h"
 #include "predict_command.h"
 #include "progress_printer.h"
-#include "train/summary.h"
+#include "report/summary.h"
 #include "train/trainer.h"
 
 namespace {

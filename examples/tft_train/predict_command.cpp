@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "train/forecast_csv.h"
-#include "train/saved_model.h"
+#include "report/forecast_csv.h"
+#include "store/saved_model.h"
 
 namespace tft_train {
 

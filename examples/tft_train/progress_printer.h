@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <string>
 
-#include "train/train_report.h"
+#include "report/train_report.h"
 
 namespace tft {
 

@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "config/train_config.h"
-#include "data/column_plan.h"
-#include "data/load_errors.h"
 #include "data/row_range.h"
 #include "data/row_reader.h"
-#include "data/row_source.h"
 #include "data/time_series_dataset.h"
+#include "readers/column_plan.h"
+#include "readers/load_errors.h"
+#include "readers/row_source.h"
 
 namespace tft {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "common/error.h"
-#include "data/derived_features.h"
-#include "data/iso8601.h"
+#include "readers/derived_features.h"
+#include "readers/iso8601.h"
 
 namespace tft {
 

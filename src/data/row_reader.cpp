@@ -6,10 +6,10 @@
 #include <unordered_map>
 
 #include "common/format.h"
-#include "data/cell_values.h"
-#include "data/load_errors.h"
 #include "data/target_normalizer.h"
-#include "data/time_column.h"
+#include "readers/cell_values.h"
+#include "readers/load_errors.h"
+#include "readers/time_column.h"
 
 namespace tft {
 

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "config/train_config.h"
-#include "data/column_plan.h"
-#include "data/row_source.h"
 #include "data/time_series_dataset.h"
+#include "readers/column_plan.h"
+#include "readers/row_source.h"
 
 namespace tft {
 

@@ -4,7 +4,7 @@
 #include <map>
 
 #include "common/format.h"
-#include "data/iso8601.h"
+#include "readers/iso8601.h"
 
 namespace tft {
 

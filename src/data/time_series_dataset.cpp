@@ -8,12 +8,12 @@
 
 #include "common/error.h"
 #include "common/format.h"
-#include "data/data_file.h"
 #include "data/dataset_builder.h"
-#include "data/iso8601.h"
-#include "data/load_errors.h"
 #include "data/seasonality.h"
 #include "data/target_normalizer.h"
+#include "readers/data_file.h"
+#include "readers/iso8601.h"
+#include "readers/load_errors.h"
 
 namespace tft {
 

@@ -34,12 +34,12 @@
 
 #include "config/train_config.h"
 #include "data/categorical_encoder.h"
-#include "data/csv_reader.h"
-#include "data/row_source.h"
 #include "data/scaler.h"
-#include "data/time_column.h"
 #include "data/window_sampler.h"
 #include "model/model_config.h"
+#include "readers/csv_reader.h"
+#include "readers/row_source.h"
+#include "readers/time_column.h"
 
 namespace tft {
 

@@ -12,10 +12,10 @@
 #include "common/error.h"
 #include "common/format.h"
 #include "data/seasonality.h"
-#include "distributed/launch_env.h"
 #include "data/window_sampler.h"
-#include "train/baselines.h"
-#include "train/metrics.h"
+#include "distributed/launch_env.h"
+#include "report/baselines.h"
+#include "report/metrics.h"
 #include "train/trainer.h"
 
 namespace tft {

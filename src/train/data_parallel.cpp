@@ -3,7 +3,7 @@
 #include "common/error.h"
 #include "data/time_series_dataset.h"
 #include "distributed/launch_env.h"
-#include "train/forecast.h"
+#include "report/forecast.h"
 
 #include <torch/utils.h>
 

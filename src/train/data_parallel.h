@@ -17,7 +17,7 @@
 #include "config/train_config.h"
 #include "data/window_sampler.h"
 #include "model/tft_model.h"
-#include "train/metrics.h"
+#include "report/metrics.h"
 
 namespace tft {
 

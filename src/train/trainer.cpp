@@ -7,19 +7,19 @@
 
 #include <ATen/ops/zeros.h>
 
+#include "common/atomic_file.h"
 #include "common/compute_threads.h"
+#include "common/device.h"
 #include "common/error.h"
 #include "data/batch.h"
 #include "memory/block_cache.h"
 #include "memory/memory_meter.h"
 #include "model/fake_quantizer.h"
-#include "train/atomic_file.h"
-#include "train/budget_planning.h"
+#include "optim/gradient_buffers.h"
+#include "planning/budget_planning.h"
+#include "planning/checkpoint_planning.h"
+#include "store/saved_model.h"
 #include "train/center_selection.h"
-#include "train/checkpoint_planning.h"
-#include "train/device.h"
-#include "train/gradient_buffers.h"
-#include "train/saved_model.h"
 #include "train/trainer_state.h"
 #include "train/training_run.h"
 

@@ -35,8 +35,8 @@
 #include "data/time_series_dataset.h"
 #include "model/model_config.h"
 #include "model/tft_model.h"
-#include "train/forecast.h"
-#include "train/train_report.h"
+#include "report/forecast.h"
+#include "report/train_report.h"
 
 namespace tft {
 

@@ -12,20 +12,20 @@
 
 #include <torch/optim/adam.h>
 
+#include "checkpoint/rng_state.h"
 #include "config/train_config.h"
 #include "data/time_series_dataset.h"
 #include "data/window_sampler.h"
 #include "model/model_config.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
-#include "train/calibration.h"
-#include "train/checkpoint_plan.h"
+#include "optim/fused_adam.h"
+#include "optim/loss_scaler.h"
+#include "planning/checkpoint_plan.h"
+#include "report/calibration.h"
+#include "store/module_state.h"
 #include "train/data_parallel.h"
-#include "train/fused_adam.h"
 #include "train/isolation.h"
-#include "train/loss_scaler.h"
-#include "train/module_state.h"
-#include "train/rng_state.h"
 
 namespace tft {
 

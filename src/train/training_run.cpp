@@ -10,14 +10,14 @@
 #include <ATen/ops/empty.h>
 #include <ATen/ops/stack.h>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/format.h"
 #include "data/batch.h"
 #include "memory/memory_meter.h"
 #include "model/fake_quantizer.h"
-#include "train/atomic_file.h"
-#include "train/gradient_buffers.h"
-#include "train/gradient_clipping.h"
+#include "optim/gradient_buffers.h"
+#include "optim/gradient_clipping.h"
 #include "train/trainer.h"
 #include "train/trainer_state.h"
 

@@ -11,11 +11,11 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "train/baselines.h"
-#include "train/early_stopping.h"
-#include "train/lr_schedule.h"
-#include "train/snapshot.h"
-#include "train/train_report.h"
+#include "optim/early_stopping.h"
+#include "optim/lr_schedule.h"
+#include "report/baselines.h"
+#include "report/train_report.h"
+#include "store/snapshot.h"
 
 namespace tft {
 

@@ -8,8 +8,8 @@
 
 #include "common/error.h"
 #include "config/train_config.h"
-#include "data/csv_reader.h"
 #include "data/time_series_dataset.h"
+#include "readers/csv_reader.h"
 
 #include "support/cmocka_cpp.h"
 

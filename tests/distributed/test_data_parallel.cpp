@@ -22,9 +22,9 @@
 
 #include "common/error.h"
 #include "distributed/launch_env.h"
+#include "store/module_state.h"
+#include "store/saved_model.h"
 #include "train/data_parallel.h"
-#include "train/module_state.h"
-#include "train/saved_model.h"
 
 #include "train/train_test_support.h"
 

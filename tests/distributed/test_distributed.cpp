@@ -22,10 +22,10 @@
 
 #include <ATen/ATen.h>
 
+#include "common/device.h"
 #include "common/error.h"
 #include "distributed/launch_env.h"
 #include "distributed/process_group.h"
-#include "train/device.h"
 
 #include "support/cmocka_cpp.h"
 

@@ -35,9 +35,9 @@
 #include "common/error.h"
 #include "config/train_config.h"
 #include "config/train_config_io.h"
-#include "data/arrow_data.h"
 #include "data/time_series_dataset.h"
 #include "fuzz_support.h"
+#include "readers/arrow_data.h"
 #include "tftrain.h"
 
 namespace {

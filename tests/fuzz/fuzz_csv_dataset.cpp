@@ -22,10 +22,10 @@
 #include "common/error.h"
 #include "config/train_config.h"
 #include "config/train_config_io.h"
-#include "data/csv_reader.h"
 #include "data/time_series_dataset.h"
 #include "data/window_sampler.h"
 #include "fuzz_support.h"
+#include "readers/csv_reader.h"
 
 namespace {
 

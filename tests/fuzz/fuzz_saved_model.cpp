@@ -24,7 +24,7 @@
 #include "data/time_series_dataset.h"
 #include "fuzz_support.h"
 #include "fuzz_tiny_model.h"
-#include "train/saved_model.h"
+#include "store/saved_model.h"
 
 namespace {
 

@@ -22,15 +22,15 @@
 #include <torch/serialize/input-archive.h>
 #include <torch/serialize/output-archive.h>
 
+#include "checkpoint/rng_state.h"
 #include "common/error.h"
 #include "common/sha256.h"
 #include "fuzz_support.h"
 #include "fuzz_tiny_model.h"
-#include "train/fused_adam.h"
-#include "train/module_state.h"
-#include "train/rng_state.h"
-#include "train/sealed_archive.h"
-#include "train/snapshot.h"
+#include "optim/fused_adam.h"
+#include "store/module_state.h"
+#include "store/sealed_archive.h"
+#include "store/snapshot.h"
 
 namespace {
 

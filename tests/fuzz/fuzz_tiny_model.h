@@ -18,10 +18,10 @@
 
 #include "config/train_config.h"
 #include "config/train_config_io.h"
-#include "data/csv_reader.h"
 #include "data/time_series_dataset.h"
 #include "model/model_config.h"
 #include "model/tft_model.h"
+#include "readers/csv_reader.h"
 
 namespace tft::fuzz {
 

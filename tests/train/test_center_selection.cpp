@@ -10,8 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/forecast.h"
 #include "train/center_selection.h"
-#include "train/forecast.h"
 #include "train/trainer.h"
 
 #include "train/train_test_support.h"

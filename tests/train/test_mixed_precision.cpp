@@ -14,8 +14,8 @@
 
 #include "common/error.h"
 #include "common/torch_compat.h"
-#include "train/loss_scaler.h"
-#include "train/saved_model.h"
+#include "optim/loss_scaler.h"
+#include "store/saved_model.h"
 #include "train/trainer.h"
 
 #include "train/train_test_support.h"

@@ -12,8 +12,8 @@
 
 #include "common/error.h"
 #include "model/fake_quantizer.h"
-#include "train/module_state.h"
-#include "train/saved_model.h"
+#include "store/module_state.h"
+#include "store/saved_model.h"
 #include "train/trainer.h"
 
 #include "train/train_test_support.h"

@@ -6,7 +6,7 @@
 #include "common/operator_counter.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
-#include "train/fused_adam.h"
+#include "optim/fused_adam.h"
 
 #include "model/model_test_support.h"
 

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "train/saved_model.h"
+#include "store/saved_model.h"
 
 #include "train/train_test_support.h"
 

@@ -17,11 +17,11 @@
 #include <torch/optim/adam.h>
 
 #include "common/error.h"
-#include "train/forecast.h"
-#include "train/module_state.h"
-#include "train/saved_model.h"
-#include "train/snapshot.h"
-#include "train/checkpoint_planning.h"
+#include "planning/checkpoint_planning.h"
+#include "report/forecast.h"
+#include "store/module_state.h"
+#include "store/saved_model.h"
+#include "store/snapshot.h"
 #include "train/trainer.h"
 
 #include "train/train_test_support.h"

@@ -12,10 +12,12 @@
 #include <string>
 #include <unistd.h>
 
+#include "support/test_files.h"
+
 #include "config/train_config.h"
 #include "model/tft_model.h"
-#include "train/forecast.h"
-#include "train/module_state.h"
+#include "report/forecast.h"
+#include "store/module_state.h"
 
 namespace tft::testing {
 
@@ -44,25 +46,6 @@ inline std::string synthetic_csv(int length = 120, int poison_row = -1) {
     }
   }
   return text;
-}
-
-// A fresh scratch folder under the system's temp folder, named after the test and the pid.
-inline std::filesystem::path scratch_dir(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("tft_train_" + name + "_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  return dir;
-}
-
-inline void write_text(const std::filesystem::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-}
-
-inline std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
 // A tiny config over synthetic_csv() at `csv`, writing to `output`.
