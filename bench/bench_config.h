@@ -2,7 +2,7 @@
 #pragma once
 
 #include "model/model_config.h"
-#include "model/precision.h"
+#include "nn/precision.h"
 
 #include <cstdint>
 #include <string>

@@ -6,7 +6,7 @@
 #include "budget_sweep.h"
 
 #include "model/model_config.h"
-#include "model/precision.h"
+#include "nn/precision.h"
 
 #include <c10/core/Device.h>
 

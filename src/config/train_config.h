@@ -22,7 +22,7 @@
 
 #include "checkpoint/checkpoint_config.h"
 #include "model/model_config.h"
-#include "model/precision.h"
+#include "nn/precision.h"
 
 namespace tft {
 

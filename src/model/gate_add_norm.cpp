@@ -1,6 +1,6 @@
 #include "model/gate_add_norm.h"
 
-#include "model/glu_add_norm.h"
+#include "nn/glu_add_norm.h"
 
 namespace tft {
 

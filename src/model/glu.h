@@ -3,8 +3,8 @@
 // gate near zero) when a simpler model suffices.
 #pragma once
 
-#include "model/dropout.h"
 #include "model/quantizable_linear.h"
+#include "nn/dropout.h"
 
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>

@@ -11,10 +11,10 @@
 // bit for bit (checkpoint/generators.h). The reals get none.
 #pragma once
 
-#include "model/dropout.h"
 #include "model/initialization.h"
 #include "model/model_config.h"
 #include "model/quantizable_linear.h"
+#include "nn/dropout.h"
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/embedding.h>

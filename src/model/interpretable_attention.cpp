@@ -11,7 +11,7 @@
 #include <cmath>
 #include <limits>
 
-#include "model/precision.h"
+#include "nn/precision.h"
 
 namespace tft {
 

@@ -13,8 +13,8 @@
 // composes them for the plain case.
 #pragma once
 
-#include "model/dropout.h"
 #include "model/quantizable_linear.h"
+#include "nn/dropout.h"
 
 #include <c10/core/ScalarType.h>
 #include <torch/nn/module.h>

@@ -5,8 +5,8 @@
 // same way from LibTorch's default generator) and kernel.
 #pragma once
 
-#include "model/fake_quantizer.h"
 #include "model/model_config.h"
+#include "nn/fake_quantizer.h"
 
 #include <cstdint>
 

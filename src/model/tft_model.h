@@ -26,16 +26,16 @@
 
 #include "checkpoint/checkpoint_config.h"
 #include "model/attention_block.h"
-#include "model/dropout.h"
 #include "model/gate_add_norm.h"
 #include "model/input_embedding.h"
 #include "model/model_config.h"
-#include "model/precision.h"
 #include "model/quantile_head.h"
 #include "model/segment.h"
-#include "model/tft_batch.h"
 #include "model/static_covariate_encoder.h"
+#include "model/tft_batch.h"
 #include "model/variable_selection.h"
+#include "nn/dropout.h"
+#include "nn/precision.h"
 
 #include <torch/nn/module.h>
 #include <torch/nn/modules/rnn.h>

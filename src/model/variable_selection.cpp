@@ -13,8 +13,8 @@
 
 #include <functional>
 
-#include "model/glu_add_norm.h"
-#include "model/precision.h"
+#include "nn/glu_add_norm.h"
+#include "nn/precision.h"
 
 namespace tft {
 namespace {

@@ -1,6 +1,6 @@
 #include "store/module_state.h"
 
-#include "model/fake_quantizer.h"
+#include "nn/fake_quantizer.h"
 
 #include <cstring>
 

@@ -14,7 +14,7 @@
 #include "data/batch.h"
 #include "memory/block_cache.h"
 #include "memory/memory_meter.h"
-#include "model/fake_quantizer.h"
+#include "nn/fake_quantizer.h"
 #include "optim/gradient_buffers.h"
 #include "planning/budget_planning.h"
 #include "planning/checkpoint_planning.h"

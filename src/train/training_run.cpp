@@ -15,7 +15,7 @@
 #include "common/format.h"
 #include "data/batch.h"
 #include "memory/memory_meter.h"
-#include "model/fake_quantizer.h"
+#include "nn/fake_quantizer.h"
 #include "optim/gradient_buffers.h"
 #include "optim/gradient_clipping.h"
 #include "train/trainer.h"

@@ -2,7 +2,6 @@
 // (selection weights and attention rows are distributions, attention is causal), the pinball
 // loss, and the segment runner that units are built from.
 #include "model/attention_block.h"
-#include "model/dropout.h"
 #include "model/grn.h"
 #include "model/input_embedding.h"
 #include "model/interpretable_attention.h"
@@ -10,6 +9,7 @@
 #include "model/segment.h"
 #include "model/static_covariate_encoder.h"
 #include "model/variable_selection.h"
+#include "nn/dropout.h"
 
 #include <c10/util/BFloat16.h>
 #include <c10/util/Half.h>

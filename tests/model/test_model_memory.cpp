@@ -3,11 +3,11 @@
 // without checkpointing.
 #include "checkpoint/checkpoint_config.h"
 #include "memory/memory_meter.h"
-#include "model/dropout.h"
-#include "model/glu_add_norm.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
 #include "model_test_support.h"
+#include "nn/dropout.h"
+#include "nn/glu_add_norm.h"
 
 #include <torch/types.h>
 #include <torch/utils.h>

@@ -4,11 +4,11 @@
 // checkpointing.
 #include "checkpoint/checkpoint_config.h"
 #include "checkpoint/recompute.h"
-#include "model/fake_quantizer.h"
 #include "model/quantile_loss.h"
 #include "model/quantizable_linear.h"
 #include "model/tft_model.h"
 #include "model_test_support.h"
+#include "nn/fake_quantizer.h"
 
 #include <torch/autograd.h>
 #include <torch/nn/modules/linear.h>

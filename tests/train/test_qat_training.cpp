@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/error.h"
-#include "model/fake_quantizer.h"
+#include "nn/fake_quantizer.h"
 #include "store/module_state.h"
 #include "store/saved_model.h"
 #include "train/trainer.h"

@@ -6,7 +6,7 @@
 
 #include <ATen/core/Tensor.h>
 
-#include "model/glu_add_norm.h"
+#include "nn/glu_add_norm.h"
 
 namespace tft::glu_add_norm_cpu {
 

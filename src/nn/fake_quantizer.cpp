@@ -1,4 +1,4 @@
-#include "model/fake_quantizer.h"
+#include "nn/fake_quantizer.h"
 
 #include "checkpoint/recompute.h"
 

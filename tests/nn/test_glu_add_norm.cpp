@@ -3,7 +3,7 @@
 // path; both paths against the unfused operators in float32 and bfloat16 within the documented
 // bounds; the same bits for any thread count; the grouped layouts and the weighted sum over
 // groups (glu_add_norm_weighted); bad shapes.
-#include "model/glu_add_norm.h"
+#include "nn/glu_add_norm.h"
 
 #include <ATen/Parallel.h>
 #include <torch/autograd.h>

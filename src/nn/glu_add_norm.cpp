@@ -1,4 +1,4 @@
-#include "model/glu_add_norm.h"
+#include "nn/glu_add_norm.h"
 
 #include <cstdint>
 #include <vector>
@@ -8,8 +8,8 @@
 #include <c10/util/Exception.h>
 #include <torch/csrc/autograd/custom_function.h>
 
-#include "model/glu_add_norm_cpu.h"
-#include "model/precision.h"
+#include "nn/glu_add_norm_cpu.h"
+#include "nn/precision.h"
 
 namespace tft {
 

@@ -1,4 +1,4 @@
-#include "model/dropout.h"
+#include "nn/dropout.h"
 
 #include "checkpoint/generators.h"
 

@@ -1,4 +1,4 @@
-#include "model/precision.h"
+#include "nn/precision.h"
 
 #include <ATen/ops/softmax.h>
 

@@ -1,4 +1,4 @@
-#include "model/glu_add_norm_cpu.h"
+#include "nn/glu_add_norm_cpu.h"
 
 #include <algorithm>
 #include <cmath>
