@@ -42,16 +42,16 @@ boundary_fine_cmd=(./build/bin/tft-bench --config "$fine_config" --strategies "$
 "${boundary_fine_cmd[@]}" >/dev/null 2>&1
 # Memory budgets (checkpoint.memory_budget): a sweep planned and timed beside the fixed
 # strategies, a budget below every plan and the batch size it names; its own section,
-# regenerated alone by `bench/memory-budget-benchmarks.sh --update BENCHMARKS.md`.
-memory_budget_section=$(bench/memory-budget-benchmarks.sh "$@")
+# regenerated alone by `bench/speed/memory-budget-benchmarks.sh --update BENCHMARKS.md`.
+memory_budget_section=$(bench/speed/memory-budget-benchmarks.sh "$@")
 # Operator calls and host syncs per training step beside the peer's (issue 40); regenerated
-# alone by `bench/operator-calls.sh --update BENCHMARKS.md`.
-operator_calls_section=$(bench/operator-calls.sh)
+# alone by `bench/speed/operator-calls.sh --update BENCHMARKS.md`.
+operator_calls_section=$(bench/speed/operator-calls.sh)
 # The example configs trained with every unit checkpointed: float32 boundaries (the
 # reference), bfloat16 and int8 boundaries, quantization-aware training, and float32 with
 # another seed (how far two runs land apart on the seed alone).
 every_unit='--set "checkpoint={strategy: uniform, interval: 1}"'
-accuracy_cmd=(python3 bench/example_accuracy.py ./build/bin/tft-train build/example-accuracy
+accuracy_cmd=(python3 bench/accuracy/example_accuracy.py ./build/bin/tft-train build/example-accuracy
               --config examples/configs/sp500.yaml --config examples/configs/multiseries.yaml
               --threads 1 --json bench/results/example-accuracy.json
               --variant "float32=$every_unit"
@@ -72,12 +72,12 @@ host_peer_cmd=("$peer_python" bench/peer/peer_bench.py --config "$host_config"
 "${host_peer_cmd[@]}" 2>/dev/null
 
 # Mixed precision: both tools at 32 and bf16-mixed on both shapes, and the example configs
-# trained at each precision. `bench/precision-benchmarks.sh --update BENCHMARKS.md` regenerates
+# trained at each precision. `bench/speed/precision-benchmarks.sh --update BENCHMARKS.md` regenerates
 # this section alone, between its markers.
-precision_section=$(bench/precision-benchmarks.sh "$@")
+precision_section=$(bench/speed/precision-benchmarks.sh "$@")
 
 # Data parallelism: tft-train as one process and as two local ranks, one thread each.
-dp_cmd=(python3 bench/data-parallel.py ./build/bin/tft-train examples/configs/sp500.yaml --nproc 2
+dp_cmd=(python3 bench/speed/data-parallel.py ./build/bin/tft-train examples/configs/sp500.yaml --nproc 2
         --epochs 3 --json bench/results/data-parallel.json)
 dp_table=$("${dp_cmd[@]}")
 
@@ -88,9 +88,9 @@ read_cmd=("$arrow_python" bench/data_reading/data_reading.py ./build/bin/tft-rea
 read_table=$("${read_cmd[@]}")
 
 # Accuracy on public data (about 20 minutes more) is not rerun here: its section, between its
-# markers, is kept as it is. `python3 bench/example_accuracy.py ./build/bin/tft-train
+# markers, is kept as it is. `python3 bench/accuracy/example_accuracy.py ./build/bin/tft-train
 # build/public-accuracy --public --json bench/results/public-accuracy.json --update BENCHMARKS.md`
-# regenerates it alone (see bench/public_accuracy.py).
+# regenerates it alone (see bench/accuracy/public_accuracy.py).
 public_accuracy_section=$(sed -n '/^<!-- public-accuracy:begin -->$/,/^<!-- public-accuracy:end -->$/p' \
                           BENCHMARKS.md 2>/dev/null || true)
 
@@ -110,10 +110,10 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo "right after tftrain by \`bench/peer/peer_bench.py\`; its \`naive\` strategy wraps the same"
   echo "six units in \`torch.utils.checkpoint\` (see \`bench/peer/README.md\`)."
   echo
-  python3 bench/peer-comparison.py bench/results/reference.json bench/results/reference-peer.json \
+  python3 bench/speed/peer-comparison.py bench/results/reference.json bench/results/reference-peer.json \
     --title "reference ($config, $threads threads)"
   echo
-  python3 bench/peer-comparison.py bench/results/host-bound.json bench/results/host-bound-peer.json \
+  python3 bench/speed/peer-comparison.py bench/results/host-bound.json bench/results/host-bound-peer.json \
     --title "host-bound ($host_config, 1 thread)"
   echo
   echo "Commands: \`${cmd[*]}\`, then \`${peer_cmd[*]/#$peer_python/python}\`;"

@@ -204,7 +204,7 @@ peer_run() {  # peer_run CONFIG JSON PRECISION
     --threads "$threads" --precision "$3" --count-ops --json "$2"
 }
 compare_run() {  # compare_run OURS PEER TITLE TABLE: the table to TABLE, warnings to the log
-  python3 "$root/bench/peer-comparison.py" "$1" "$2" --title "$3" >"$4"
+  python3 "$root/bench/speed/peer-comparison.py" "$1" "$2" --title "$3" >"$4"
 }
 export -f peer_install peer_run compare_run
 

@@ -52,7 +52,7 @@ class InputError(Exception):
 
 
 # --------------------------------------------------------------------------------------------
-# Configuration: the keys and rules of bench/bench_config.cpp and ModelConfig::validate().
+# Configuration: the keys and rules of bench/tft-bench/bench_config.cpp and ModelConfig::validate().
 
 
 def _positive_int(value, key: str) -> int:

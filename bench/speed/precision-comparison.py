@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Mixed precision against float32, tftrain and the peer side by side, for one configuration.
 
-    bench/precision-comparison.py OURS32.json OURSBF16.json PEER32.json PEERBF16.json [--title T]
+    bench/speed/precision-comparison.py OURS32.json OURSBF16.json PEER32.json PEERBF16.json [--title T]
 
 OURS*.json are tft-bench's --json output at `--precision 32` and `--precision bf16-mixed`
 (strategies `none` and `full`), PEER*.json peer_bench.py's at the same precisions (`none`,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Accuracy and time of training variants on the example configs, or of tftrain on public data.
 
-    bench/example_accuracy.py TFT_TRAIN OUTPUT_DIR --config examples/configs/sp500.yaml \
+    bench/accuracy/example_accuracy.py TFT_TRAIN OUTPUT_DIR --config examples/configs/sp500.yaml \
         --config examples/configs/multiseries.yaml \
         --variant 'float=' --variant 'qat=--use-qat' [--seeds 1,2,3] [--json FILE] [--threads N]
 
@@ -22,9 +22,9 @@ per second and activation peak.
 
 With `--public` it scores tftrain on public data sets with strong seasonality instead, against
 the naive and seasonal naive forecasts and pytorch-forecasting (no --config or --variant; see
-bench/public_accuracy.py):
+bench/accuracy/public_accuracy.py):
 
-    bench/example_accuracy.py TFT_TRAIN OUTPUT_DIR --public [--set NAME ...] [--threads 1] \
+    bench/accuracy/example_accuracy.py TFT_TRAIN OUTPUT_DIR --public [--set NAME ...] [--threads 1] \
         [--peer PYTHON | --no-peer] [--label TEXT] [--json FILE] [--markdown FILE] \
         [--from-json EARLIER.json ...] [--no-run] [--update BENCHMARKS.md]
 """
@@ -178,7 +178,7 @@ def main():
                         "section between <!-- public-accuracy:begin/end --> in FILE")
     args = parser.parse_args()
     if args.public:
-        import public_accuracy  # bench/public_accuracy.py, beside this file
+        import public_accuracy  # bench/accuracy/public_accuracy.py, beside this file
         args.threads = 1 if args.threads is None else args.threads
         public_accuracy.main(args)
         return

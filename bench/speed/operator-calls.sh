@@ -5,14 +5,14 @@
 # (units that recompute nothing run whole), with a memory budget of 30% of none's peak beside
 # none and full, and with --bitwise (every unit in its chunks, the old partition). JSON and the
 # printed tables go to bench/results/operator-calls-<config>-<run>.{json,txt}.
-#   bench/operator-calls.sh [--skip-runs] [--update BENCHMARKS.md]
+#   bench/speed/operator-calls.sh [--skip-runs] [--update BENCHMARKS.md]
 # --skip-runs: render the section from the files of an earlier run.
 # --update FILE: replace the text between <!-- operator-calls:begin --> and
 #   <!-- operator-calls:end --> in FILE (added at its end if absent) instead of printing.
 # Assumes ./build/bin/tft-bench is built; the peer's Python comes from bench/peer/setup.sh
 # ($PEER_PYTHON, default ~/.cache/tftrain/venv-peer/bin/python).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 skip_runs=0
 update=""
 while [ $# -gt 0 ]; do
@@ -65,7 +65,7 @@ trap 'rm -f "$section"' EXIT
   for c in "${configs[@]}"; do
     read -r name threads _ _ <<<"$c"
     echo
-    python3 bench/peer-comparison.py "$out/operator-calls-$name-tftrain.json" \
+    python3 bench/speed/peer-comparison.py "$out/operator-calls-$name-tftrain.json" \
       "$out/operator-calls-$name-peer.json" --title "$name, $threads thread(s)"
     echo
     echo "By phase, and every unit in its chunks (\`--bitwise\`, the partition before issue 40):"
@@ -90,7 +90,7 @@ for row in rows:
 PY
   done
   echo
-  echo "Commands: \`bench/operator-calls.sh\` runs, for each config, \`./build/bin/tft-bench"
+  echo "Commands: \`bench/speed/operator-calls.sh\` runs, for each config, \`./build/bin/tft-bench"
   echo "--config bench/configs/NAME.yaml --strategies none,full --memory-budget BUDGET --json ...\`,"
   echo "the same with \`--bitwise\`, and \`python bench/peer/peer_bench.py --config ..."
   echo "--strategies none --count-ops --json ...\`; the budgets are 30% of \`none\`'s peak"

@@ -156,9 +156,10 @@ int main(int argc, char** argv) {
   app.add_option("--json", json_path, "write results as JSON");
   app.add_option("--chart", chart_path, "write an SVG chart of memory saved vs overhead");
   app.add_option("--markdown", markdown_path, "write the table as Markdown");
-  app.add_option("--profile", profile_prefix,
-                 "after the timed steps, profile one more step of each strategy and write "
-                 "PREFIX-STRATEGY.trace.json (Chrome trace; bench/profile-summary.py reads it)");
+  app.add_option(
+      "--profile", profile_prefix,
+      "after the timed steps, profile one more step of each strategy and write "
+      "PREFIX-STRATEGY.trace.json (Chrome trace; bench/speed/profile-summary.py reads it)");
   CLI11_PARSE(app, argc, argv);
 
   try {

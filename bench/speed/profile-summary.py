@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarises a Chrome trace written by `tft-bench --profile` (LibTorch's RecordProfile).
 
-    bench/profile-summary.py TRACE.json [--top 25]
+    bench/speed/profile-summary.py TRACE.json [--top 25]
 
 Prints, per operator name, how often it ran, its self time (its own duration less that of the
 operators it called) and its total time, sorted by self time; and the share of the step taken

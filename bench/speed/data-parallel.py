@@ -2,7 +2,7 @@
 """Samples/s of tft-train as one process and as N local ranks (tft-train --nproc N), one
 intra-op thread per process, and the gradient all-reduce's share of each step.
 
-    bench/data-parallel.py TFT_TRAIN CONFIG [--nproc 2] [--epochs 3] [--json PATH]
+    bench/speed/data-parallel.py TFT_TRAIN CONFIG [--nproc 2] [--epochs 3] [--json PATH]
 
 Each rank takes the config's batch_size windows per step (as in PyTorch DDP), so N ranks make
 N times fewer steps per epoch. Figures are medians over the epochs after the first (the first

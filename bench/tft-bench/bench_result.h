@@ -63,7 +63,7 @@ struct BenchRun {
 };
 
 // {"tool": "tft-bench", the run's keys, "results": [one object per strategy]}: the same shape
-// as bench/peer/peer_bench.py's JSON, which bench/peer-comparison.py reads beside it.
+// as bench/peer/peer_bench.py's JSON, which bench/speed/peer-comparison.py reads beside it.
 std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>& results);
 
 // The table as Markdown (BENCHMARKS.md) or aligned text (stdout); with `run`, a line under it

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Side-by-side table of tft-bench and the peer benchmark (bench/peer/peer_bench.py).
 
-    bench/peer-comparison.py OURS.json PEER.json [--title TITLE]
+    bench/speed/peer-comparison.py OURS.json PEER.json [--title TITLE]
 
 OURS.json is tft-bench's --json output, PEER.json peer_bench.py's. Prints a Markdown table:
 step time, peak activation memory and memory saved of ours (`none`, `full`) and the peer's

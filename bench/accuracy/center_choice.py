@@ -2,10 +2,10 @@
 """Every target center on every public accuracy set, over seeds: what center auto chooses, and
 what each fixed choice would have scored (issue 39).
 
-    python3 bench/center_choice.py TFT_TRAIN OUTPUT_DIR [--set NAME ...] [--seeds 7,2,3]
+    python3 bench/accuracy/center_choice.py TFT_TRAIN OUTPUT_DIR [--set NAME ...] [--seeds 7,2,3]
         [--variant NAME ...] [--jobs 2] [--json FILE] [--from-json FILE] [--update BENCHMARKS.md]
 
-For each set of bench/configs/accuracy/ (its CSV written and checked by bench/accuracy_data.py),
+For each set of bench/configs/accuracy/ (its CSV written and checked by bench/accuracy/accuracy_data.py),
 each variant and each seed, one `tft-train --config SET.yaml --threads 1 --seed N` run with the
 variant's flags:
 
@@ -36,10 +36,11 @@ import sys
 import time
 from pathlib import Path
 
-import accuracy_data  # bench/accuracy_data.py, beside this file
-import marked_section  # bench/marked_section.py, beside this file
+import accuracy_data  # bench/accuracy/accuracy_data.py, beside this file
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: marked_section
+import marked_section  # noqa: E402  (bench/marked_section.py, shared by the drivers)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "bench" / "configs" / "accuracy"
 DATA_DIR = ROOT / "build" / "accuracy-data"
 VARIANTS = {
@@ -176,7 +177,7 @@ def main():
     sets = args.sets or sorted(p.stem for p in CONFIGS.glob("*.yaml"))
     variants = args.variants or list(VARIANTS)
     seeds = [int(s) for s in args.seeds.split(",")]
-    subprocess.run([sys.executable, str(ROOT / "bench" / "accuracy_data.py"), *sum(
+    subprocess.run([sys.executable, str(ROOT / "bench" / "accuracy" / "accuracy_data.py"), *sum(
         (["--set", s] for s in sets), [])], check=True)
 
     runs = json.loads(args.from_json.read_text())["runs"] if args.from_json else []
@@ -208,7 +209,7 @@ def main():
                   f"{args.from_json.name}, seeds {args.seeds}; each run's command is in it)")
     print(header + "\n\n" + text)
     if args.update:
-        command = ("`python3 bench/center_choice.py ./build/bin/tft-train build/center-choice "
+        command = ("`python3 bench/accuracy/center_choice.py ./build/bin/tft-train build/center-choice "
                    f"--seeds {args.seeds} --json bench/results/center-choice.json "
                    "--update BENCHMARKS.md`")
         marked_section.update_file(
