@@ -22,9 +22,10 @@ class BufferTooSmall : public Error {
   using Error::Error;
 };
 
-// Maps the exception being handled to a status and records its message for tft_last_error.
-// Call only from inside a catch block.
-tft_status status_from_current_exception() noexcept;
+// Maps the exception being handled to a status and records its message for tft_last_error;
+// `function` (the entry point) names what was being done where the exception does not (out of
+// memory, internal errors). Call only from inside a catch block.
+tft_status status_from_current_exception(const char* function) noexcept;
 
 // Records `message` as this thread's last error and returns `status`.
 tft_status fail(tft_status status, const std::string& message) noexcept;
@@ -106,11 +107,14 @@ tft_status copy_out(const std::string& text, char* buf, std::size_t len, std::si
 
 }  // namespace tft::capi
 
-// Wraps the body of an entry point returning tft_status: exceptions become a status.
+// Wraps the body of an entry point returning tft_status: exceptions become a status, and the
+// messages that need it (out of memory, internal errors) name the entry point (__func__).
 #define TFT_API_BEGIN try {
-#define TFT_API_END                                      \
-  }                                                      \
-  catch (...) {                                          \
-    return ::tft::capi::status_from_current_exception(); \
-  }                                                      \
+#define TFT_API_END TFT_API_END_AS(__func__)
+// The same in a helper shared by entry points, which names its caller: `function`.
+#define TFT_API_END_AS(function)                                 \
+  }                                                              \
+  catch (...) {                                                  \
+    return ::tft::capi::status_from_current_exception(function); \
+  }                                                              \
   return TFT_OK;

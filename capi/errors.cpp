@@ -1,8 +1,11 @@
 #include "api_guard.h"
 
 #include <cstring>
-#include <new>
 #include <stdexcept>
+
+#include <c10/util/Exception.h>
+
+#include "common/torch_errors.h"
 
 namespace tft::capi {
 namespace {
@@ -20,7 +23,7 @@ tft_status fail(tft_status status, const std::string& message) noexcept {
   return status;
 }
 
-tft_status status_from_current_exception() noexcept {
+tft_status status_from_current_exception(const char* function) noexcept {
   try {
     throw;
   } catch (const BufferTooSmall& e) {
@@ -39,11 +42,15 @@ tft_status status_from_current_exception() noexcept {
     return fail(TFT_ERROR_CANCELLED, e.what());
   } catch (const UnsupportedError& e) {
     return fail(TFT_ERROR_UNSUPPORTED, e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(TFT_ERROR_OUT_OF_MEMORY, "out of memory");
   } catch (const std::exception& e) {
-    // Includes LibTorch's c10::Error: something the library did not expect.
-    return fail(TFT_ERROR_INTERNAL, std::string("internal error: ") + e.what());
+    // std::bad_alloc, and LibTorch's allocators' errors (allocation_failure).
+    if (const auto failure = allocation_failure(e)) {
+      return fail(TFT_ERROR_OUT_OF_MEMORY, out_of_memory_message(function, *failure));
+    }
+    // Anything else, LibTorch's c10::Error included, is something the library did not expect.
+    const auto* torch_error = dynamic_cast<const c10::Error*>(&e);
+    return fail(TFT_ERROR_INTERNAL, std::string(function) + ": internal error: " +
+                                        (torch_error ? torch_error_text(*torch_error) : e.what()));
   } catch (...) {
     return fail(TFT_ERROR_INTERNAL, "internal error: unknown exception");
   }

@@ -53,7 +53,7 @@ tft_status get(const tft_train_report* report, Struct* out, Field field, const c
   const tft_train_report* handle = tft::capi::live(report, function, "report");
   tft::capi::require_struct(out, function, "out");
   tft::capi::fill_struct(out, handle->*field);
-  TFT_API_END
+  TFT_API_END_AS(function)
 }
 
 }  // namespace

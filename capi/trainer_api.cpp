@@ -56,7 +56,7 @@ tft_status train(tft_trainer* handle, tft_train_report** report, bool resume,
   }
   const tft::TrainReport result = handle->trainer->train(progress, resume);
   if (report != nullptr) *report = tft::capi::make_train_report(result);
-  TFT_API_END
+  TFT_API_END_AS(function)
 }
 
 }  // namespace

@@ -42,9 +42,9 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
-#include <c10/util/Exception.h>
 
 #include "common/error.h"
+#include "common/torch_errors.h"
 #include "config/train_config.h"
 #include "config/train_config_io.h"
 #include "local_launcher.h"
@@ -219,10 +219,8 @@ int main(int argc, char** argv) {
     try {
       tft_train::run_predict(predict_options);
       return 0;
-    } catch (const c10::Error& e) {
-      return fail(kExitError, e.what_without_backtrace());
     } catch (const std::exception& e) {
-      return fail(kExitError, e.what());
+      return fail(kExitError, tft::error_text(e, "tft-train predict"));
     }
   }
   if (config_option->count() == 0) {
@@ -324,9 +322,7 @@ int main(int argc, char** argv) {
     return fail(kExitInterrupted, rank_prefix + e.what(), &printer);
   } catch (const tft::MemoryBudgetError& e) {
     return fail(kExitUsage, rank_prefix + e.what(), &printer);
-  } catch (const c10::Error& e) {
-    return fail(kExitError, rank_prefix + e.what_without_backtrace(), &printer);
   } catch (const std::exception& e) {
-    return fail(kExitError, rank_prefix + e.what(), &printer);
+    return fail(kExitError, rank_prefix + tft::error_text(e, "tft-train"), &printer);
   }
 }

@@ -64,4 +64,11 @@ class CancelledError : public Error {
   using Error::Error;
 };
 
+// An allocation failed where the library caught it itself and can say what it was doing (the
+// C API's TFT_ERROR_OUT_OF_MEMORY, as std::bad_alloc and LibTorch's allocators' errors are).
+class OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
 }  // namespace tft

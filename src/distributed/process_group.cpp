@@ -2,6 +2,7 @@
 
 #include "common/error.h"
 #include "common/torch_compat.h"
+#include "common/torch_errors.h"
 
 #include <ATen/ops/cat.h>
 #include <ATen/ops/tensor.h>
@@ -164,7 +165,7 @@ ProcessGroup::ProcessGroup(const LaunchEnv& env, std::chrono::milliseconds timeo
   } catch (const std::exception& e) {
     throw IoError("distributed: " + who + " could not join the job at " + env.master_addr + ":" +
                   std::to_string(env.master_port) + " within " +
-                  std::to_string(timeout.count() / 1000) + " s: " + e.what());
+                  std::to_string(timeout.count() / 1000) + " s: " + error_text(e, "distributed"));
   }
 }
 
@@ -199,7 +200,8 @@ void finish(const c10::intrusive_ptr<c10d::Work>& work, const LaunchEnv& env,
     throw IoError("distributed: rank " + std::to_string(env.rank) + " of " +
                   std::to_string(env.world_size) + ": " + operation +
                   " failed (another rank died, hung past the " +
-                  std::to_string(timeout.count() / 1000) + " s timeout, or left): " + e.what());
+                  std::to_string(timeout.count() / 1000) +
+                  " s timeout, or left): " + error_text(e, "distributed"));
   }
 }
 

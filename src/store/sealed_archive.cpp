@@ -2,11 +2,13 @@
 
 #include <cstring>
 #include <exception>
+#include <new>
 
 #include <ATen/ATen.h>
 
 #include "common/atomic_file.h"
 #include "common/error.h"
+#include "common/format.h"
 #include "common/sha256.h"
 
 namespace tft {
@@ -15,13 +17,28 @@ namespace fs = std::filesystem;
 
 std::string archive_to_bytes(torch::serialize::OutputArchive& archive, const std::string& where) {
   std::string bytes;
+  // Nothing may be thrown into LibTorch's zip writer: an exception there unwinds through the
+  // writer's destructor, which finishes the archive, throws again and so ends the process
+  // (std::terminate; found under an address-space limit). A failed append is remembered, the
+  // rest of the archive is dropped, and the failure is raised once the writer is done.
+  bool out_of_memory = false;
   try {
-    archive.save_to([&bytes](const void* data, std::size_t size) {
-      bytes.append(static_cast<const char*>(data), size);
+    archive.save_to([&bytes, &out_of_memory](const void* data, std::size_t size) {
+      if (out_of_memory) return size;
+      try {
+        bytes.append(static_cast<const char*>(data), size);
+      } catch (const std::bad_alloc&) {
+        out_of_memory = true;
+      }
       return size;
     });
   } catch (const c10::Error& e) {
     throw IoError("cannot serialise " + where + ": " + e.what_without_backtrace());
+  }
+  if (out_of_memory) {
+    throw OutOfMemoryError("serialising " + where + ": no memory for more than " +
+                           std::to_string(bytes.size()) + " bytes of it (" +
+                           format_bytes(static_cast<std::int64_t>(bytes.size())) + ")");
   }
   return bytes;
 }
