@@ -220,7 +220,7 @@ int main(int argc, char** argv) {
       tft_train::run_predict(predict_options);
       return 0;
     } catch (const std::exception& e) {
-      return fail(kExitError, tft::error_text(e, "tft-train predict"));
+      return fail(kExitError, tft::error_text(e, "predicting"));
     }
   }
   if (config_option->count() == 0) {
@@ -323,6 +323,6 @@ int main(int argc, char** argv) {
   } catch (const tft::MemoryBudgetError& e) {
     return fail(kExitUsage, rank_prefix + e.what(), &printer);
   } catch (const std::exception& e) {
-    return fail(kExitError, rank_prefix + tft::error_text(e, "tft-train"), &printer);
+    return fail(kExitError, rank_prefix + tft::error_text(e, "training"), &printer);
   }
 }
