@@ -43,14 +43,21 @@ tft_status status_from_current_exception(const char* function) noexcept {
   } catch (const UnsupportedError& e) {
     return fail(TFT_ERROR_UNSUPPORTED, e.what());
   } catch (const std::exception& e) {
-    // std::bad_alloc, and LibTorch's allocators' errors (allocation_failure).
-    if (const auto failure = allocation_failure(e)) {
-      return fail(TFT_ERROR_OUT_OF_MEMORY, out_of_memory_message(function, *failure));
+    // Building these messages allocates, and under memory pressure that can fail too; nothing
+    // may leave this noexcept function, so the status then stands with a short text.
+    try {
+      // std::bad_alloc, and LibTorch's allocators' errors (allocation_failure).
+      if (const auto failure = allocation_failure(e)) {
+        return fail(TFT_ERROR_OUT_OF_MEMORY, out_of_memory_message(function, *failure));
+      }
+      // Anything else, LibTorch's c10::Error included, is something the library did not expect.
+      const auto* torch_error = dynamic_cast<const c10::Error*>(&e);
+      return fail(TFT_ERROR_INTERNAL,
+                  std::string(function) + ": internal error: " +
+                      (torch_error ? torch_error_text(*torch_error) : e.what()));
+    } catch (...) {
+      return fail(TFT_ERROR_OUT_OF_MEMORY, "out of memory");
     }
-    // Anything else, LibTorch's c10::Error included, is something the library did not expect.
-    const auto* torch_error = dynamic_cast<const c10::Error*>(&e);
-    return fail(TFT_ERROR_INTERNAL, std::string(function) + ": internal error: " +
-                                        (torch_error ? torch_error_text(*torch_error) : e.what()));
   } catch (...) {
     return fail(TFT_ERROR_INTERNAL, "internal error: unknown exception");
   }
