@@ -19,14 +19,6 @@
 
 #include "capi/capi_test_support.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define TFT_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TFT_UNDER_ASAN 1
-#endif
-#endif
-
 /* The process's address space now, from /proc/self/status (VmSize, in kB). */
 static rlim_t address_space_bytes(void) {
   char line[256];
