@@ -13,7 +13,12 @@ option(TFT_PRECOMPILED_HEADERS "Precompile LibTorch's headers once per build" ON
 if(TFT_PRECOMPILED_HEADERS)
   add_library(tft_torch_pch OBJECT ${CMAKE_CURRENT_LIST_DIR}/torch_pch.cpp)
   target_link_libraries(tft_torch_pch PRIVATE tft::torch tft_warnings)
-  target_precompile_headers(tft_torch_pch PRIVATE ${PROJECT_SOURCE_DIR}/src/common/torch_pch.h)
+  # By include path, not by absolute path: CMake writes the entry verbatim into the generated
+  # wrapper (cmake_pch.hxx) that every reusing file includes, so the wrapper, and with it the
+  # precompiled header ccache hashes, is the same in every checkout, and ccache's base_dir can
+  # share objects between them. An absolute path made every checkout miss.
+  target_include_directories(tft_torch_pch PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  target_precompile_headers(tft_torch_pch PRIVATE <common/torch_pch.h>)
 endif()
 
 function(tft_use_torch_pch target)
