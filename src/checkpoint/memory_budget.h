@@ -3,8 +3,10 @@
 // units, chunks and boundary dtype whose measured peak fits it.
 //
 // Written as a size with a binary unit ("3.5GiB", "900MiB", "512KiB", "1TiB", "4096B"), a
-// whole number of bytes (4096), or "auto": on a CUDA device, what is free once the weights,
-// gradients and optimizer state are there, less a safety margin (train/device_memory.h).
+// whole number of bytes (4096), or "auto": what the device has free once the weights,
+// gradients and optimizer state are there, less a safety margin (planning/budget_request.h):
+// on CUDA the device's free memory, on the CPU the tightest of the host's limits on this
+// process (memory/host_memory.h).
 // Only binary units: "3.5GB" would be ambiguous (10^9 or 2^30 bytes), so it is an error.
 #pragma once
 

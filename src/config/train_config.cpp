@@ -306,11 +306,6 @@ std::optional<ConfigProblem> TrainConfig::find_problem() const {
     // CheckpointProblem messages already read "checkpoint.<field>: ...".
     return ConfigProblem{"checkpoint." + p->field, p->message};
   }
-  if (checkpoint.memory_budget && checkpoint.memory_budget->automatic && training.device == "cpu") {
-    return problem("checkpoint.memory_budget",
-                   "auto reads a CUDA device's free memory, and training.device is cpu: give a "
-                   "size such as 900MiB");
-  }
   if (output.directory.empty()) return problem("output.directory", "must not be empty");
   return std::nullopt;
 }

@@ -11,16 +11,7 @@
 
 #include "tftrain.h"
 
-/* TFT_UNDER_ASAN: built with AddressSanitizer (GCC says so with a macro, clang with a feature
- * test). Its shadow memory and quarantine make address-space limits and resident-set checks
- * meaningless, so tests of those skip. */
-#if defined(__SANITIZE_ADDRESS__)
-#define TFT_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define TFT_UNDER_ASAN 1
-#endif
-#endif
+#include "support/sanitizers.h" /* TFT_UNDER_ASAN */
 
 #define ASSERT_OK(call)                                                                  \
   do {                                                                                   \

@@ -77,9 +77,6 @@ TFT_TEST(test_validation_errors_point_at_the_key) {
        "units (1 KiB = 1024 bytes); did you mean 3.5GiB?"},
       {"checkpoint:\n  memory_budget: 0\n",
        "line 9: checkpoint.memory_budget: must be more than 0 bytes (got 0)"},
-      {"checkpoint:\n  memory_budget: auto\n",
-       "checkpoint.memory_budget: auto reads a CUDA device's free memory, and training.device "
-       "is cpu: give a size such as 900MiB"},
       {"checkpoint:\n  strategy: dynamic\n  num_layers: 6\n  memory_fraction: 0.5\n"
        "  memory_budget: 1GiB\n",
        "line 12: checkpoint.memory_budget: give either strategy 'dynamic'"},

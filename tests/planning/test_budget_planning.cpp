@@ -10,6 +10,7 @@
 #include "model/tft_model.h"
 #include "optim/gradient_buffers.h"
 #include "planning/budget_planning.h"
+#include "planning/budget_request.h"
 #include "planning/planning_step.h"
 
 #include "config/train_config_io.h"
@@ -21,10 +22,16 @@
 
 #include <torch/types.h>
 
+#include <sys/resource.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <optional>
 #include <string>
+
+#include "support/sanitizers.h"
 
 #include "planning/planning_test_support.h"  // last: it includes support/cmocka_cpp.h
 
@@ -36,6 +43,20 @@ using namespace tft::testing;
 namespace {
 
 const c10::Device kCpu(c10::DeviceType::CPU);
+
+// The process's address space now (VmSize), what RLIMIT_AS limits.
+std::int64_t address_space_in_use() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  while (status >> key) {
+    if (key == "VmSize:") {
+      std::int64_t kilobytes = 0;
+      status >> kilobytes;
+      return kilobytes * 1024;
+    }
+  }
+  return 0;
+}
 
 // The moderate test model in finer chunks, where compressed boundaries lower the floor.
 tft::ModelConfig fine_chunks_config() {
@@ -254,10 +275,87 @@ TFT_TEST(the_trainer_trains_under_a_budget_and_reports_it) {
   std::filesystem::remove_all(dir);
 }
 
+// checkpoint.memory_budget: auto on the CPU plans within the host's limit on the process: here
+// RLIMIT_AS set a little above the address space in use, so that limit binds, not the
+// machine's free memory, and the budget comes out below the step's unchecked peak.
+TFT_TEST(auto_on_the_cpu_plans_within_an_address_space_limit) {
+#ifdef TFT_UNDER_ASAN
+  skip();  // ASan's shadow reserves terabytes of address space
+#endif
+  const std::filesystem::path dir = scratch_dir("budget_auto_cpu");
+  write_text(dir / "data.csv", synthetic_csv(60));
+  tft::TrainConfig config = synthetic_config(dir / "data.csv", dir / "out");
+  config.model.hidden_size = 64;  // a peak of megabytes, so the limit's precision suffices
+  config.training.epochs = 1;
+  config.checkpoint = CheckpointConfig::none();
+  std::int64_t unchecked = 0, adam_state = 0;
+  {
+    tft::Trainer probe(config);
+    unchecked = probe.memory_report().unchecked_peak_bytes;
+    for (const auto& p : probe.model()->parameters()) adam_state += 2 * p.numel() * 4;
+  }
+  tft::set_config_value(config, "checkpoint.memory_budget", "auto");
+
+  // A trainer created (and trained) with RLIMIT_AS at the address space in use + `headroom`.
+  struct Run {
+    CheckpointPlan plan;
+    std::int64_t trained_peak = -1;
+  };
+  const auto run_under = [&](std::int64_t headroom, bool train) {
+    rlimit original{};
+    assert_int_equal(getrlimit(RLIMIT_AS, &original), 0);
+    rlimit limited = original;
+    limited.rlim_cur = static_cast<rlim_t>(address_space_in_use() + headroom);
+    assert_int_equal(setrlimit(RLIMIT_AS, &limited), 0);
+    Run run;
+    try {
+      tft::Trainer trainer(config);
+      if (train) {
+        const tft::TrainReport report = trainer.train();
+        run.plan = *report.memory.plan;
+        run.trained_peak = report.peak_activation_bytes;
+      } else {
+        run.plan = *trainer.memory_report().plan;
+      }
+    } catch (...) {
+      setrlimit(RLIMIT_AS, &original);
+      throw;
+    }
+    assert_int_equal(setrlimit(RLIMIT_AS, &original), 0);
+    assert_true(run.plan.budget.has_value());
+    return run;
+  };
+  // budget = available - Adam's state - (256 MiB + 10% of available), available = headroom less
+  // what creating the trainer maps before it reads the limit. That drift is measured first,
+  // under a generous limit, then the limit is set for a budget of half the unchecked peak.
+  const auto available_for = [&](std::int64_t budget) {
+    return static_cast<std::int64_t>(
+        static_cast<double>(budget + adam_state + tft::kAutoBudgetMarginBytes) / 0.9);
+  };
+  const std::int64_t generous = std::int64_t{768} << 20;
+  const std::int64_t drift =
+      generous - available_for(run_under(generous, false).plan.budget->budget_bytes);
+  const std::int64_t headroom = available_for(unchecked / 2) + drift;
+  const Run run = run_under(headroom, true);
+
+  std::printf("unchecked %lld, drift %lld, headroom %lld: %s\n", static_cast<long long>(unchecked),
+              static_cast<long long>(drift), static_cast<long long>(headroom),
+              run.plan.summary().c_str());
+  const tft::BudgetOutcome& budget = *run.plan.budget;
+  assert_true(budget.source.find("RLIMIT_AS, the tightest of") != std::string::npos);
+  assert_true(budget.source.find("MemAvailable") != std::string::npos);
+  assert_true(budget.budget_bytes <= headroom - tft::kAutoBudgetMarginBytes - adam_state);
+  assert_true(budget.budget_bytes < unchecked);  // the limit binds: something is checkpointed
+  assert_true(run.plan.measured_peak_bytes <= budget.budget_bytes);
+  assert_true(run.trained_peak <= budget.budget_bytes);  // every training step, not one
+  std::filesystem::remove_all(dir);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(no_checkpointing_when_it_fits_after_two_steps),
       cmocka_unit_test(planned_peaks_fit_their_budgets_and_replay_exactly),
+      cmocka_unit_test(auto_on_the_cpu_plans_within_an_address_space_limit),
       cmocka_unit_test(compressed_boundaries_only_below_the_float32_floor),
       cmocka_unit_test(a_budget_below_every_plan_names_a_batch_size_that_fits),
       cmocka_unit_test(a_budget_below_one_row_names_no_batch_size),

@@ -1,0 +1,171 @@
+#include "memory/host_memory.h"
+
+#include "common/error.h"
+#include "common/format.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <charconv>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string_view>
+
+namespace tft::memory {
+namespace {
+
+namespace fs = std::filesystem;
+
+// cgroup v1 writes "no limit" as the largest page-aligned 64-bit value; anything from 2^62 up
+// is that in practice.
+constexpr std::int64_t kUnlimitedFrom = std::int64_t{1} << 62;
+
+std::optional<std::string> first_line(const fs::path& path) {
+  std::ifstream in(path);
+  std::string line;
+  if (!in || !std::getline(in, line)) return std::nullopt;
+  return line;
+}
+
+std::optional<std::int64_t> parse_bytes(std::string_view text) {
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.remove_suffix(1);
+  std::int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < 0) return std::nullopt;
+  return value;
+}
+
+// A "Key:   1234 kB" line of /proc/meminfo or /proc/self/status, in bytes.
+std::optional<std::int64_t> proc_kilobytes(const fs::path& path, std::string_view key) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.compare(0, key.size(), key) != 0 || line.size() <= key.size() ||
+        line[key.size()] != ':') {
+      continue;
+    }
+    std::istringstream fields(line.substr(key.size() + 1));
+    std::int64_t kilobytes = 0;
+    if (fields >> kilobytes && kilobytes >= 0) return kilobytes * 1024;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// The cgroup paths of this process: v2's ("0::/path") and v1's memory controller's
+// ("N:memory:/path", or a controller list that holds "memory").
+struct CgroupPaths {
+  std::optional<std::string> v2, v1_memory;
+};
+
+CgroupPaths cgroup_paths(const fs::path& proc_root) {
+  CgroupPaths paths;
+  std::ifstream in(proc_root / "self" / "cgroup");
+  std::string line;
+  while (std::getline(in, line)) {
+    const auto first = line.find(':');
+    const auto second = first == std::string::npos ? first : line.find(':', first + 1);
+    if (second == std::string::npos) continue;
+    const std::string id = line.substr(0, first);
+    const std::string controllers = line.substr(first + 1, second - first - 1);
+    const std::string path = line.substr(second + 1);
+    if (id == "0" && controllers.empty()) {
+      paths.v2 = path;
+      continue;
+    }
+    std::istringstream names(controllers);
+    std::string name;
+    while (std::getline(names, name, ',')) {
+      if (name == "memory") paths.v1_memory = path;
+    }
+  }
+  return paths;
+}
+
+fs::path without_trailing_separator(fs::path path) {
+  return path.has_filename() || !path.has_parent_path() ? path : path.parent_path();
+}
+
+// The tightest limit along `group` and its ancestors, up to and including `mount`: each
+// level's limit file less its usage file. A level whose files are missing is skipped (the
+// root of a hierarchy has none; a container may see only part of the tree).
+std::optional<HostMemoryLimit> tightest_cgroup(const fs::path& mount, const std::string& group,
+                                               const char* limit_file, const char* usage_file) {
+  std::optional<HostMemoryLimit> tightest;
+  const fs::path top = without_trailing_separator(mount.lexically_normal());
+  fs::path level =
+      without_trailing_separator((top / fs::path(group).relative_path()).lexically_normal());
+  while (true) {
+    const auto limit_text = first_line(level / limit_file);
+    const auto usage_text = first_line(level / usage_file);
+    if (limit_text && usage_text && *limit_text != "max") {
+      const auto limit = parse_bytes(*limit_text);
+      const auto usage = parse_bytes(*usage_text);
+      if (limit && usage && *limit < kUnlimitedFrom) {
+        const std::int64_t available = *limit - *usage;
+        if (!tightest || available < tightest->available_bytes) {
+          tightest = HostMemoryLimit{"cgroup", available,
+                                     std::string(limit_file) + " " + format_bytes(*limit) + " - " +
+                                         usage_file + " " + format_bytes(*usage) + " (" +
+                                         level.string() + ")"};
+        }
+      }
+    }
+    // Up to the mount and no further: above it is another hierarchy, or none.
+    if (level == top || level.string().size() <= top.string().size()) break;
+    level = level.parent_path();
+  }
+  return tightest;
+}
+
+}  // namespace
+
+const HostMemoryLimit& HostMemory::tightest() const {
+  if (limits.empty()) {
+    throw InvalidArgumentError(
+        "host memory: no limit could be read (no cgroup limit, no RLIMIT_AS, no MemAvailable)");
+  }
+  return *std::min_element(limits.begin(), limits.end(), [](const auto& a, const auto& b) {
+    return a.available_bytes < b.available_bytes;
+  });
+}
+
+HostMemory host_memory(const HostMemorySources& sources) {
+  HostMemory memory;
+  const fs::path proc_root(sources.proc_root), cgroup_root(sources.cgroup_root);
+
+  const CgroupPaths groups = cgroup_paths(proc_root);
+  std::optional<HostMemoryLimit> cgroup;
+  if (groups.v2) {
+    cgroup = tightest_cgroup(cgroup_root, *groups.v2, "memory.max", "memory.current");
+  }
+  if (groups.v1_memory) {
+    auto v1 = tightest_cgroup(cgroup_root / "memory", *groups.v1_memory, "memory.limit_in_bytes",
+                              "memory.usage_in_bytes");
+    if (v1 && (!cgroup || v1->available_bytes < cgroup->available_bytes)) cgroup = std::move(v1);
+  }
+  if (cgroup) memory.limits.push_back(std::move(*cgroup));
+
+  if (sources.read_rlimit) {
+    rlimit limit{};
+    if (getrlimit(RLIMIT_AS, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY) {
+      const auto in_use = proc_kilobytes(proc_root / "self" / "status", "VmSize");
+      if (in_use) {
+        const auto bytes = static_cast<std::int64_t>(
+            std::min<rlim_t>(limit.rlim_cur, static_cast<rlim_t>(kUnlimitedFrom)));
+        memory.limits.push_back(HostMemoryLimit{
+            "RLIMIT_AS", bytes - *in_use,
+            "limit " + format_bytes(bytes) + " - address space in use " + format_bytes(*in_use)});
+      }
+    }
+  }
+
+  if (const auto available = proc_kilobytes(proc_root / "meminfo", "MemAvailable")) {
+    memory.limits.push_back(HostMemoryLimit{"MemAvailable", *available, format_bytes(*available)});
+  }
+  return memory;
+}
+
+}  // namespace tft::memory
