@@ -8,9 +8,9 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
+#include "support/address_space.h"
 #include "support/test_files.h"
 #include "support/sanitizers.h"
 #include "support/cmocka_cpp.h"  // last: see the header
@@ -141,19 +141,7 @@ TFT_TEST(rlimit_as_counts_the_address_space_in_use) {
   const auto* available = find(before, "MemAvailable");
   assert_non_null(available);
 
-  // VmSize now, from the same source host_memory reads.
-  std::int64_t in_use = 0;
-  {
-    std::ifstream status("/proc/self/status");
-    std::string key;
-    while (status >> key) {
-      if (key == "VmSize:") {
-        status >> in_use;
-        in_use *= 1024;
-        break;
-      }
-    }
-  }
+  const std::int64_t in_use = tft::testing::address_space_in_use();
   assert_true(in_use > 0);
   rlimit limited = original;
   limited.rlim_cur = static_cast<rlim_t>(in_use + 1024 * kMiB);

@@ -27,10 +27,10 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <string>
 
+#include "support/address_space.h"
 #include "support/sanitizers.h"
 
 #include "planning/planning_test_support.h"  // last: it includes support/cmocka_cpp.h
@@ -43,20 +43,6 @@ using namespace tft::testing;
 namespace {
 
 const c10::Device kCpu(c10::DeviceType::CPU);
-
-// The process's address space now (VmSize), what RLIMIT_AS limits.
-std::int64_t address_space_in_use() {
-  std::ifstream status("/proc/self/status");
-  std::string key;
-  while (status >> key) {
-    if (key == "VmSize:") {
-      std::int64_t kilobytes = 0;
-      status >> kilobytes;
-      return kilobytes * 1024;
-    }
-  }
-  return 0;
-}
 
 // The moderate test model in finer chunks, where compressed boundaries lower the floor.
 tft::ModelConfig fine_chunks_config() {
@@ -305,7 +291,7 @@ TFT_TEST(auto_on_the_cpu_plans_within_an_address_space_limit) {
     rlimit original{};
     assert_int_equal(getrlimit(RLIMIT_AS, &original), 0);
     rlimit limited = original;
-    limited.rlim_cur = static_cast<rlim_t>(address_space_in_use() + headroom);
+    limited.rlim_cur = static_cast<rlim_t>(tft::testing::address_space_in_use() + headroom);
     assert_int_equal(setrlimit(RLIMIT_AS, &limited), 0);
     Run run;
     try {
