@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 prefix=$(./scripts/setup-deps.sh | tail -n 1)
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 cmake -S . -B build -G Ninja -DTFT_TORCH_PREFIX="$prefix" >/dev/null
-cmake --build build -j "${JOBS:-$(nproc)}" --target tft-bench tft-train tft-read-bench
+cmake --build build -j "${JOBS:-$(nproc)}" --target tft-bench tft-kernel-bench tft-train tft-read-bench
 peer_python=$(bench/peer/setup.sh | tail -n 1)
 mkdir -p bench/results
 threads=$(nproc)
@@ -47,6 +47,9 @@ memory_budget_section=$(bench/speed/memory-budget-benchmarks.sh "$@")
 # Operator calls and host syncs per training step beside the peer's (issue 40); regenerated
 # alone by `bench/speed/operator-calls.sh --update BENCHMARKS.md`.
 operator_calls_section=$(bench/speed/operator-calls.sh)
+# The step's point-wise kernels alone against ATen's operators (issue 40); regenerated alone by
+# `bench/speed/kernels.sh --update BENCHMARKS.md`.
+kernels_section=$(bench/speed/kernels.sh)
 # The example configs trained with every unit checkpointed: float32 boundaries (the
 # reference), bfloat16 and int8 boundaries, quantization-aware training, and float32 with
 # another seed (how far two runs land apart on the seed alone).
@@ -191,6 +194,10 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo "<!-- memory-budget:begin -->"
   echo "$memory_budget_section"
   echo "<!-- memory-budget:end -->"
+  echo
+  echo "<!-- kernels:begin -->"
+  echo "$kernels_section"
+  echo "<!-- kernels:end -->"
   echo
   echo "<!-- operator-calls:begin -->"
   echo "$operator_calls_section"

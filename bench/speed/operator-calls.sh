@@ -26,8 +26,8 @@ done
 tft_bench=./build/bin/tft-bench
 peer_python=${PEER_PYTHON:-$HOME/.cache/tftrain/venv-peer/bin/python}
 out=bench/results
-configs=("reference 2 5 178MiB" "host-bound 1 10 2.8MiB")  # name threads steps budget
-# Budgets: 30% of none's measured activation peak (reference 594.8 MiB, host-bound 9.4 MiB).
+configs=("reference 2 5 160MiB" "host-bound 1 10 2.6MiB")  # name threads steps budget
+# Budgets: 30% of none's measured activation peak (reference 533.3 MiB, host-bound 8.7 MiB).
 
 measure() {  # measure NAME THREADS STEPS BUDGET
   local name=$1 threads=$2 steps=$3 budget=$4 config=bench/configs/$1.yaml
@@ -94,7 +94,7 @@ PY
   echo "--config bench/configs/NAME.yaml --strategies none,full --memory-budget BUDGET --json ...\`,"
   echo "the same with \`--bitwise\`, and \`python bench/peer/peer_bench.py --config ..."
   echo "--strategies none --count-ops --json ...\`; the budgets are 30% of \`none\`'s peak"
-  echo "(178 MiB and 2.8 MiB)."
+  echo "(160 MiB and 2.6 MiB)."
 } >"$section"
 if [ -n "$update" ]; then
   python3 bench/marked_section.py "$update" operator-calls "$section"

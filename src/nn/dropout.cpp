@@ -1,11 +1,11 @@
 #include "nn/dropout.h"
 
 #include "checkpoint/generators.h"
+#include "nn/philox_block.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
-#include <ATen/core/PhiloxRNGEngine.h>
 #include <ATen/ops/empty_like.h>
 #include <ATen/ops/empty.h>
 #include <c10/util/Exception.h>
@@ -19,10 +19,9 @@
 namespace tft {
 namespace {
 
-// Philox gives four 32-bit numbers per counter value: element i uses number i % 4 of counter
-// i / 4, so a thread starting at a multiple of four elements just sets the counter there.
-constexpr int64_t kPerCounter = 4;
-constexpr int64_t kGrainCounters = 1 << 14;
+// Element i takes number i % 4 of Philox counter i / 4 (the block generator's layout), so a
+// thread starting at a block's first element just starts at its counter.
+constexpr int64_t kGrainBlocks = 1024;  // 65,536 elements per task
 
 uint64_t draw_seed() {
   at::Generator generator = checkpoint::generator_for(c10::Device(c10::DeviceType::CPU));
@@ -30,30 +29,47 @@ uint64_t draw_seed() {
   return at::check_generator<at::CPUGeneratorImpl>(generator)->random64();
 }
 
-// The mask for `seed` (philox_dropout_mask's, with the seed given).
-torch::Tensor philox_mask_from_seed(const torch::Tensor& like, double p, uint64_t seed) {
-  torch::NoGradGuard no_grad;
-  torch::Tensor mask =
-      at::empty(like.sizes(), like.options().memory_format(at::MemoryFormat::Contiguous));
-  const int64_t n = mask.numel();
-  if (n == 0) return mask;
-  // Keep when the 32-bit number is below keep * 2^32 (keep < 1, so this fits).
-  const auto threshold = static_cast<uint32_t>((1.0 - p) * 4294967296.0);
-  const int64_t counters = (n + kPerCounter - 1) / kPerCounter;
-  const auto dtype = mask.scalar_type();
-  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, dtype, "philox_dropout_mask", [&] {
-    const auto scale = static_cast<scalar_t>(1.0 / (1.0 - p));
-    const auto zero = static_cast<scalar_t>(0);
-    scalar_t* out = mask.data_ptr<scalar_t>();
-    at::parallel_for(0, counters, kGrainCounters, [&](int64_t begin, int64_t end) {
-      at::Philox4_32 engine(seed, /*subsequence=*/0, /*offset=*/static_cast<uint64_t>(begin));
-      const int64_t last = std::min(n, end * kPerCounter);
-      for (int64_t i = begin * kPerCounter; i < last; ++i) {
-        out[i] = engine() < threshold ? scale : zero;
+// out[i] = src[i] * m[i] (or m[i] itself without src), m[i] = scale where number i is below
+// `threshold` (kept), else 0: the same products as multiplying by the mask tensor, without it.
+template <typename T>
+void scale_by_mask(const T* src, T* out, int64_t n, uint32_t threshold, T scale, uint64_t seed) {
+  const T zero = static_cast<T>(0);
+  const int64_t blocks = (n + philox::kBlockNumbers - 1) / philox::kBlockNumbers;
+  const philox::BlockFunction block = philox::best_block();
+  at::parallel_for(0, blocks, kGrainBlocks, [&](int64_t begin, int64_t end) {
+    uint32_t numbers[philox::kBlockNumbers];
+    for (int64_t b = begin; b < end; ++b) {
+      block(seed, static_cast<uint64_t>(b) * philox::kBlockCounters, numbers);
+      const int64_t first = b * philox::kBlockNumbers;
+      const int64_t count = std::min<int64_t>(philox::kBlockNumbers, n - first);
+      T* o = out + first;
+      if (src == nullptr) {
+        for (int64_t j = 0; j < count; ++j) o[j] = numbers[j] < threshold ? scale : zero;
+      } else {
+        const T* x = src + first;
+        for (int64_t j = 0; j < count; ++j) o[j] = x[j] * (numbers[j] < threshold ? scale : zero);
       }
-    });
+    }
   });
-  return mask;
+}
+
+// x times the mask of `seed` (x undefined: the mask itself), contiguous, no autograd history.
+// Keep when the 32-bit number is below keep * 2^32 (keep < 1, so this fits).
+torch::Tensor times_mask(const torch::Tensor& like, const torch::Tensor& x, double p,
+                         uint64_t seed) {
+  torch::NoGradGuard no_grad;
+  const torch::Tensor src = x.defined() ? x.contiguous() : torch::Tensor();
+  torch::Tensor out =
+      at::empty(like.sizes(), like.options().memory_format(at::MemoryFormat::Contiguous));
+  const int64_t n = out.numel();
+  if (n == 0) return out;
+  const auto threshold = static_cast<uint32_t>((1.0 - p) * 4294967296.0);
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, out.scalar_type(), "dropout_mask", [&] {
+    scale_by_mask<scalar_t>(src.defined() ? src.data_ptr<scalar_t>() : nullptr,
+                            out.data_ptr<scalar_t>(), n, threshold,
+                            static_cast<scalar_t>(1.0 / (1.0 - p)), seed);
+  });
+  return out;
 }
 
 // x times a fresh mask that autograd does not keep: backward draws it again from its seed (a
@@ -67,7 +83,7 @@ class RegeneratedMaskDropout : public torch::autograd::Function<RegeneratedMaskD
     const uint64_t seed = x.numel() == 0 ? 0 : draw_seed();
     ctx->saved_data["seed"] = static_cast<int64_t>(seed);
     ctx->saved_data["p"] = p;
-    return x * philox_mask_from_seed(x, p, seed);
+    return times_mask(x, x, p, seed);
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -76,7 +92,7 @@ class RegeneratedMaskDropout : public torch::autograd::Function<RegeneratedMaskD
     const double p = ctx->saved_data["p"].toDouble();
     const torch::Tensor& grad = grads[0];
     if (!grad.defined()) return {torch::Tensor(), torch::Tensor()};
-    return {grad * philox_mask_from_seed(grad, p, seed), torch::Tensor()};
+    return {times_mask(grad, grad, p, seed), torch::Tensor()};
   }
 };
 
@@ -86,7 +102,7 @@ torch::Tensor philox_dropout_mask(const torch::Tensor& like, double p) {
   TORCH_CHECK(p > 0.0 && p < 1.0, "philox_dropout_mask: p must be in (0, 1), got ", p);
   TORCH_CHECK(like.device().is_cpu(), "philox_dropout_mask: CPU tensors only, got ", like.device());
   const int64_t n = like.numel();
-  return philox_mask_from_seed(like, p, n == 0 ? 0 : draw_seed());
+  return times_mask(like, torch::Tensor(), p, n == 0 ? 0 : draw_seed());
 }
 
 DropoutImpl::DropoutImpl(double p) : p_(p) {

@@ -1,5 +1,8 @@
 #include "nn/glu_add_norm_cpu.h"
 
+#include "nn/cpu_isa.h"
+#include "nn/lane_math.h"
+
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -35,32 +38,6 @@ void with_float_type(at::ScalarType t, F&& f) {
   }
 }
 
-template <typename Acc>
-Acc sigmoid(Acc v) {
-  return Acc(1) / (Acc(1) + std::exp(-v));
-}
-
-// One row's sum y = a * sigmoid(b) + skip into `y` (the GLU's value half a, gate half b), its
-// sigmoids into `gate`; returns the sum of y.
-template <typename XT, typename ST, typename Acc>
-Acc glu_plus_skip(const XT* x, const ST* skip, std::int64_t h, Acc* y, Acc* gate) {
-  Acc sum = 0;
-  for (std::int64_t j = 0; j < h; ++j) {
-    const Acc s = sigmoid(static_cast<Acc>(x[h + j]));
-    gate[j] = s;
-    y[j] = static_cast<Acc>(x[j]) * s + static_cast<Acc>(skip[j]);
-    sum += y[j];
-  }
-  return sum;
-}
-
-template <typename Acc>
-Acc reciprocal_std(const Acc* y, Acc mean, std::int64_t h, double eps) {
-  Acc var = 0;
-  for (std::int64_t j = 0; j < h; ++j) var += (y[j] - mean) * (y[j] - mean);
-  return Acc(1) / std::sqrt(var / static_cast<Acc>(h) + static_cast<Acc>(eps));
-}
-
 // The skip of the rows: an affine group's row made from its number into a buffer, another
 // group's read from the skip tensor.
 template <typename ST, typename Acc>
@@ -72,55 +49,7 @@ struct SkipRows {
   std::int64_t affine_groups, rows, h;
 
   bool affine(std::int64_t g) const { return g < affine_groups; }
-  // Row r of group g, as y = GLU(x row) + skip row (glu_plus_skip); returns the sum of y.
-  template <typename XT>
-  Acc glu_plus(const XT* x_row, std::int64_t g, std::int64_t r, Acc* y, Acc* gate,
-               Acc* buffer) const {
-    if (!affine(g))
-      return glu_plus_skip(x_row, dense + ((g - affine_groups) * rows + r) * h, h, y, gate);
-    const Acc v = scalars[g * rows + r];
-    for (std::int64_t j = 0; j < h; ++j) buffer[j] = v * weight[g * h + j] + bias[g * h + j];
-    return glu_plus_skip(x_row, buffer, h, y, gate);
-  }
 };
-
-// Parallel over rows r, each r's groups in order, so a weighted output row is summed over the
-// groups in one fixed order.
-template <typename XT, typename ST, typename Acc>
-void forward_rows(const XT* x, const SkipRows<ST, Acc>& skip, const Acc* w, const Acc* b,
-                  const Acc* selection, double eps, const Shape& s, Acc* out, Acc* mean,
-                  Acc* rstd) {
-  const std::int64_t h = s.width;
-  const std::int64_t grain =
-      std::max<std::int64_t>(1, kRowsPerBlock / std::max<std::int64_t>(1, s.groups));
-  at::parallel_for(0, s.rows, grain, [&](std::int64_t begin, std::int64_t end) {
-    std::vector<Acc> y(static_cast<std::size_t>(h)), gate(static_cast<std::size_t>(h)),
-        buffer(static_cast<std::size_t>(h));
-    for (std::int64_t r = begin; r < end; ++r) {
-      Acc* weighted = s.weighted ? out + r * h : nullptr;
-      if (weighted) std::fill(weighted, weighted + h, Acc(0));
-      for (std::int64_t g = 0; g < s.groups; ++g) {
-        const std::int64_t i = g * s.rows + r;
-        const Acc m = skip.glu_plus(x + i * 2 * h, g, r, y.data(), gate.data(), buffer.data()) /
-                      static_cast<Acc>(h);
-        const Acc rs = reciprocal_std(y.data(), m, h, eps);
-        const Acc* wg = w + g * h;
-        const Acc* bg = b + g * h;
-        if (weighted) {
-          const Acc share = selection[r * s.groups + g];
-          for (std::int64_t j = 0; j < h; ++j) {
-            weighted[j] += share * ((y[j] - m) * rs * wg[j] + bg[j]);
-          }
-        } else {
-          Acc* o = out + i * h;
-          for (std::int64_t j = 0; j < h; ++j) o[j] = (y[j] - m) * rs * wg[j] + bg[j];
-        }
-        mean[i] = m;
-        rstd[i] = rs;
-      }
-    }
-  });
-}
 
 // Where backward writes: the gradients of x, of the skip tensor's rows, of the selection and of
 // the affine skip's numbers, and each task's partial sums [tasks, 4, H] of the gradients of the
@@ -134,73 +63,20 @@ struct Gradients {
   Acc* partial;
 };
 
-// Each task is one block of rows within one group.
-template <typename XT, typename ST, typename Acc>
-void backward_rows(const Acc* grad_out, const XT* x, const SkipRows<ST, Acc>& skip, const Acc* w,
-                   const Acc* b, const Acc* selection, const Acc* mean, const Acc* rstd,
-                   const Shape& s, const Gradients<XT, ST, Acc>& d) {
-  const std::int64_t h = s.width;
-  const std::int64_t blocks = (s.rows + kRowsPerBlock - 1) / kRowsPerBlock;
-  at::parallel_for(0, s.groups * blocks, 1, [&](std::int64_t begin, std::int64_t end) {
-    std::vector<Acc> y(static_cast<std::size_t>(h)), gate(static_cast<std::size_t>(h)),
-        dxhat(static_cast<std::size_t>(h)), buffer(static_cast<std::size_t>(h));
-    for (std::int64_t task = begin; task < end; ++task) {
-      const std::int64_t g = task / blocks;
-      const std::int64_t first = (task % blocks) * kRowsPerBlock;
-      const std::int64_t last = std::min(first + kRowsPerBlock, s.rows);
-      const Acc* wg = w + g * h;
-      const Acc* bg = b + g * h;
-      Acc* dw = d.partial + task * 4 * h;
-      Acc* db = dw + h;
-      Acc* dskip_w = db + h;
-      Acc* dskip_b = dskip_w + h;
-      std::fill(dw, dw + 4 * h, Acc(0));
-      for (std::int64_t r = first; r < last; ++r) {
-        const std::int64_t i = g * s.rows + r;
-        const XT* xi = x + i * 2 * h;
-        skip.glu_plus(xi, g, r, y.data(), gate.data(), buffer.data());
-        const Acc m = mean[i], rs = rstd[i];
-        // The output row's gradient; weighted, this row's share of it.
-        const Acc* go = grad_out + (s.weighted ? r : i) * h;
-        const Acc share = s.weighted ? selection[r * s.groups + g] : Acc(1);
-        Acc dshare = 0, c1 = 0, c2 = 0;
-        for (std::int64_t j = 0; j < h; ++j) {
-          const Acc xhat = (y[j] - m) * rs;
-          y[j] = xhat;
-          if (s.weighted) dshare += go[j] * (xhat * wg[j] + bg[j]);
-          const Acc gj = share * go[j];
-          dxhat[j] = gj * wg[j];
-          c1 += dxhat[j];
-          c2 += dxhat[j] * xhat;
-          dw[j] += gj * xhat;
-          db[j] += gj;
-        }
-        if (s.weighted) d.selection[r * s.groups + g] = dshare;
-        c1 /= static_cast<Acc>(h);
-        c2 /= static_cast<Acc>(h);
-        XT* dxi = d.x + i * 2 * h;
-        const bool affine = skip.affine(g);
-        ST* dsi = affine ? nullptr : d.dense + ((g - skip.affine_groups) * s.rows + r) * h;
-        const Acc v = affine ? skip.scalars[g * s.rows + r] : Acc(0);
-        Acc dv = 0;
-        for (std::int64_t j = 0; j < h; ++j) {
-          const Acc dy = rs * (dxhat[j] - c1 - y[j] * c2);
-          const Acc sg = gate[j];
-          if (affine) {
-            dv += dy * skip.weight[g * h + j];
-            dskip_w[j] += dy * v;
-            dskip_b[j] += dy;
-          } else {
-            dsi[j] = static_cast<ST>(dy);
-          }
-          dxi[j] = static_cast<XT>(dy * sg);
-          dxi[h + j] = static_cast<XT>(dy * static_cast<Acc>(xi[j]) * sg * (Acc(1) - sg));
-        }
-        if (affine) d.scalars[g * s.rows + r] = dv;
-      }
-    }
-  });
-}
+// The kernels, once per instruction set (glu_add_norm_rows.inc).
+namespace portable {
+#define TFT_ROWS_TARGET
+#include "nn/glu_add_norm_rows.inc"
+#undef TFT_ROWS_TARGET
+}  // namespace portable
+
+#ifdef TFT_CPU_X86
+namespace avx2 {
+#define TFT_ROWS_TARGET __attribute__((target("avx2")))
+#include "nn/glu_add_norm_rows.inc"
+#undef TFT_ROWS_TARGET
+}  // namespace avx2
+#endif
 
 // out[g] = the sum over k of partial[g][k], k in order ([groups, blocks, n] -> [groups, n]).
 template <typename Acc>
@@ -272,10 +148,13 @@ Forward forward(const at::Tensor& x, const at::Tensor& skip, const AffineSkip& a
     using XT = decltype(xt);
     using ST = decltype(st);
     using Acc = decltype(at_);
-    forward_rows<XT, ST, Acc>(x.data_ptr<XT>(), skip_rows<ST, Acc>(skip, affine, shape),
-                              weight.data_ptr<Acc>(), bias.data_ptr<Acc>(),
-                              pointer_or_null<Acc>(selection), eps, shape, f.out.data_ptr<Acc>(),
-                              f.mean.data_ptr<Acc>(), f.rstd.data_ptr<Acc>());
+    auto* rows = &portable::forward_rows<XT, ST, Acc>;
+#ifdef TFT_CPU_X86
+    if (cpu_isa() == CpuIsa::kAvx2) rows = &avx2::forward_rows<XT, ST, Acc>;
+#endif
+    rows(x.data_ptr<XT>(), skip_rows<ST, Acc>(skip, affine, shape), weight.data_ptr<Acc>(),
+         bias.data_ptr<Acc>(), pointer_or_null<Acc>(selection), eps, shape, f.out.data_ptr<Acc>(),
+         f.mean.data_ptr<Acc>(), f.rstd.data_ptr<Acc>());
   });
   return f;
 }
@@ -299,10 +178,13 @@ Backward backward(const at::Tensor& grad_out, const at::Tensor& x, const at::Ten
                                    g.skip.numel() > 0 ? g.skip.data_ptr<ST>() : nullptr,
                                    pointer_or_null<Acc>(g.selection),
                                    pointer_or_null<Acc>(g.affine.scalars), partial.data_ptr<Acc>()};
-    backward_rows<XT, ST, Acc>(grad_out.data_ptr<Acc>(), x.data_ptr<XT>(),
-                               skip_rows<ST, Acc>(skip, affine, shape), weight.data_ptr<Acc>(),
-                               bias.data_ptr<Acc>(), pointer_or_null<Acc>(selection),
-                               mean.data_ptr<Acc>(), rstd.data_ptr<Acc>(), shape, d);
+    auto* rows = &portable::backward_rows<XT, ST, Acc>;
+#ifdef TFT_CPU_X86
+    if (cpu_isa() == CpuIsa::kAvx2) rows = &avx2::backward_rows<XT, ST, Acc>;
+#endif
+    rows(grad_out.data_ptr<Acc>(), x.data_ptr<XT>(), skip_rows<ST, Acc>(skip, affine, shape),
+         weight.data_ptr<Acc>(), bias.data_ptr<Acc>(), pointer_or_null<Acc>(selection),
+         mean.data_ptr<Acc>(), rstd.data_ptr<Acc>(), shape, d);
   });
   // The blocks' partial sums, added in block order: [G, 4, H].
   const at::Tensor sums = at::empty({shape.groups, 4, h}, partial.options());
