@@ -1,8 +1,9 @@
 // tft-kernel-bench: the point-wise kernels of the TFT step alone (nn/), at the shapes the reference
 // config gives them, against the unfused ATen operators doing the same arithmetic: dropout, the
 // gate, add and norm, and the variable selection's weighted form of it. Each fused kernel is timed
-// on this CPU's widest instruction set and on the baseline (nn/cpu_isa.h). Before they were
-// vectorised these kernels took about a third of a reference step (tft-bench --profile).
+// on this CPU's widest instruction set and on the baseline (nn/cpu_isa.h), with --threads
+// threads. Before they were vectorised, and compiled with OpenMP so that at::parallel_for splits
+// them over threads, these kernels took about a third of a reference step (tft-bench --profile).
 //
 // Freed blocks are reused, as in training. Output: a Markdown table (one row per kernel and path)
 // on stdout, and with --json a file.
@@ -108,8 +109,9 @@ int main(int argc, char** argv) {
     const torch::Tensor x = leaf({groups * rows, hidden});
     tft::Dropout fused(0.1);
     fused->train();
-    results.push_back({"dropout p=0.1", "fused (seed kept)",
-                       time_kernel([&] { return fused(x); }, repeats), x.numel()});
+    const auto [wide, base] = time_both([&] { return fused(x); });
+    results.push_back({"dropout p=0.1", "fused, seed kept (" + widest + ")", wide, x.numel()});
+    results.push_back({"dropout p=0.1", "fused, seed kept (baseline)", base, x.numel()});
     results.push_back({"dropout p=0.1", "ATen (mask kept)",
                        time_kernel([&] { return torch::dropout(x, 0.1, true); }, repeats),
                        x.numel()});
