@@ -50,6 +50,9 @@ operator_calls_section=$(bench/speed/operator-calls.sh)
 # The step's point-wise kernels alone against ATen's operators (issue 40); regenerated alone by
 # `bench/speed/kernels.sh --update BENCHMARKS.md`.
 kernels_section=$(bench/speed/kernels.sh)
+# The same work alone and beside a CPU-bound neighbour (issue 43); regenerated alone by
+# `bench/speed/contention.sh --update BENCHMARKS.md`.
+contention_section=$(bench/speed/contention.sh)
 # The example configs trained with every unit checkpointed: float32 boundaries (the
 # reference), bfloat16 and int8 boundaries, quantization-aware training, and float32 with
 # another seed (how far two runs land apart on the seed alone).
@@ -198,6 +201,10 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   echo "<!-- kernels:begin -->"
   echo "$kernels_section"
   echo "<!-- kernels:end -->"
+  echo
+  echo "<!-- contention:begin -->"
+  echo "$contention_section"
+  echo "<!-- contention:end -->"
   echo
   echo "<!-- operator-calls:begin -->"
   echo "$operator_calls_section"

@@ -9,16 +9,7 @@
 # Assumes ./build/bin/tft-kernel-bench is built.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-skip_runs=0
-update=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --skip-runs) skip_runs=1; shift ;;
-    --update) update=${2:?--update needs a file}; shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "kernels: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+source bench/speed/section_args.sh kernels "$@"
 bench=./build/bin/tft-kernel-bench
 out=bench/results
 if ((skip_runs == 0)); then

@@ -13,16 +13,7 @@
 # ($PEER_PYTHON, default ~/.cache/tftrain/venv-peer/bin/python).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-skip_runs=0
-update=""
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --skip-runs) skip_runs=1; shift ;;
-    --update) update=${2:?--update needs a file}; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "operator-calls: unknown argument $1" >&2; exit 2 ;;
-  esac
-done
+source bench/speed/section_args.sh operator-calls "$@"
 tft_bench=./build/bin/tft-bench
 peer_python=${PEER_PYTHON:-$HOME/.cache/tftrain/venv-peer/bin/python}
 out=bench/results

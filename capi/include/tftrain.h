@@ -484,9 +484,10 @@ TFT_API tft_status tft_predictions_to_arrow_stream(const tft_predictions* predic
  * generators (initial weights and dropout, seeded from training.seed), its own recompute
  * timing for the checkpoint planner and its own CPU activation-memory account, so a trainer
  * ends bitwise as it would alone and reports the peaks it would report alone. What they still
- * share: LibTorch's intra-op thread count (set from training.threads when it is > 0; give
- * every trainer the same value), and on a GPU the device's memory statistics (two trainers on
- * one GPU see each other's tensors in their peaks).
+ * share: LibTorch's intra-op thread count (training.threads, or with 0 the CPUs free when the
+ * trainer is made and at each epoch, docs/config.md; give every trainer the same value, and a
+ * fixed one where runs must match bit for bit on a busy machine), and on a GPU the device's memory
+ * statistics (two trainers on one GPU see each other's tensors in their peaks).
  */
 
 typedef struct tft_trainer tft_trainer;

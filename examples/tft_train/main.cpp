@@ -312,6 +312,9 @@ int main(int argc, char** argv) {
                    trainer.world_size() > 1
                        ? ("; " + std::to_string(trainer.world_size()) + " ranks").c_str()
                        : "");
+      if (!trainer.compute_threads().warning.empty()) {
+        std::fprintf(stderr, "tft-train: warning: %s\n", trainer.compute_threads().warning.c_str());
+      }
     }
     const tft::TrainReport report = trainer.train(
         [&](const tft::TrainProgress& p) { return (!lead || printer(p)) && g_interrupted == 0; },

@@ -8,12 +8,24 @@
 // intra-op thread and 21.1 s with two while OpenBLAS kept its default pool; 8.8 s and 8.0 s
 // with OpenBLAS on one thread. So the BLAS pool gets one thread and LibTorch's pool does the
 // parallel work. (Not measured on many cores, where large products might want BLAS threads.)
+//
+// training.threads: 0 (auto) takes the CPUs free now (common/cpu_share.h): a pool larger than
+// the CPUs other processes leave free spin-waits for them.
 #pragma once
+
+#include <string>
 
 namespace tft {
 
-// LibTorch's intra-op threads to `threads` (0: LibTorch's default, one per core), and a BLAS
-// library with a pool of its own (OpenBLAS, BLIS; looked up at run time) to one thread.
-void set_compute_threads(int threads);
+struct ComputeThreads {
+  int configured = 0;   // training.threads (0: auto)
+  int threads = 1;      // the intra-op threads set
+  std::string reason;   // "configured", or auto's reading of the machine (CpuShare::describe)
+  std::string warning;  // empty, or why the configured pool oversubscribes the CPUs free
+};
+
+// LibTorch's intra-op threads to `configured`, or with 0 to the CPUs free now, at least one; a
+// BLAS library with a pool of its own (OpenBLAS, BLIS; looked up at run time) to one thread.
+ComputeThreads set_compute_threads(int configured);
 
 }  // namespace tft

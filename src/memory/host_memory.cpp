@@ -1,5 +1,6 @@
 #include "memory/host_memory.h"
 
+#include "common/cgroup.h"
 #include "common/error.h"
 #include "common/format.h"
 
@@ -21,13 +22,6 @@ namespace fs = std::filesystem;
 // cgroup v1 writes "no limit" as the largest page-aligned 64-bit value; anything from 2^62 up
 // is that in practice.
 constexpr std::int64_t kUnlimitedFrom = std::int64_t{1} << 62;
-
-std::optional<std::string> first_line(const fs::path& path) {
-  std::ifstream in(path);
-  std::string line;
-  if (!in || !std::getline(in, line)) return std::nullopt;
-  return line;
-}
 
 std::optional<std::int64_t> parse_bytes(std::string_view text) {
   while (!text.empty() && (text.back() == ' ' || text.back() == '\n')) text.remove_suffix(1);
@@ -54,68 +48,26 @@ std::optional<std::int64_t> proc_kilobytes(const fs::path& path, std::string_vie
   return std::nullopt;
 }
 
-// The cgroup paths of this process: v2's ("0::/path") and v1's memory controller's
-// ("N:memory:/path", or a controller list that holds "memory").
-struct CgroupPaths {
-  std::optional<std::string> v2, v1_memory;
-};
-
-CgroupPaths cgroup_paths(const fs::path& proc_root) {
-  CgroupPaths paths;
-  std::ifstream in(proc_root / "self" / "cgroup");
-  std::string line;
-  while (std::getline(in, line)) {
-    const auto first = line.find(':');
-    const auto second = first == std::string::npos ? first : line.find(':', first + 1);
-    if (second == std::string::npos) continue;
-    const std::string id = line.substr(0, first);
-    const std::string controllers = line.substr(first + 1, second - first - 1);
-    const std::string path = line.substr(second + 1);
-    if (id == "0" && controllers.empty()) {
-      paths.v2 = path;
-      continue;
-    }
-    std::istringstream names(controllers);
-    std::string name;
-    while (std::getline(names, name, ',')) {
-      if (name == "memory") paths.v1_memory = path;
-    }
-  }
-  return paths;
-}
-
-fs::path without_trailing_separator(fs::path path) {
-  return path.has_filename() || !path.has_parent_path() ? path : path.parent_path();
-}
-
 // The tightest limit along `group` and its ancestors, up to and including `mount`: each
 // level's limit file less its usage file. A level whose files are missing is skipped (the
 // root of a hierarchy has none; a container may see only part of the tree).
 std::optional<HostMemoryLimit> tightest_cgroup(const fs::path& mount, const std::string& group,
                                                const char* limit_file, const char* usage_file) {
   std::optional<HostMemoryLimit> tightest;
-  const fs::path top = without_trailing_separator(mount.lexically_normal());
-  fs::path level =
-      without_trailing_separator((top / fs::path(group).relative_path()).lexically_normal());
-  while (true) {
-    const auto limit_text = first_line(level / limit_file);
-    const auto usage_text = first_line(level / usage_file);
-    if (limit_text && usage_text && *limit_text != "max") {
-      const auto limit = parse_bytes(*limit_text);
-      const auto usage = parse_bytes(*usage_text);
-      if (limit && usage && *limit < kUnlimitedFrom) {
-        const std::int64_t available = *limit - *usage;
-        if (!tightest || available < tightest->available_bytes) {
-          tightest = HostMemoryLimit{"cgroup", available,
-                                     std::string(limit_file) + " " + format_bytes(*limit) + " - " +
-                                         usage_file + " " + format_bytes(*usage) + " (" +
-                                         level.string() + ")"};
-        }
-      }
+  for (const fs::path& level : cgroup::levels(mount, group)) {
+    const auto limit_text = cgroup::first_line(level / limit_file);
+    const auto usage_text = cgroup::first_line(level / usage_file);
+    if (!limit_text || !usage_text || *limit_text == "max") continue;
+    const auto limit = parse_bytes(*limit_text);
+    const auto usage = parse_bytes(*usage_text);
+    if (!limit || !usage || *limit >= kUnlimitedFrom) continue;
+    const std::int64_t available = *limit - *usage;
+    if (!tightest || available < tightest->available_bytes) {
+      tightest = HostMemoryLimit{"cgroup", available,
+                                 std::string(limit_file) + " " + format_bytes(*limit) + " - " +
+                                     usage_file + " " + format_bytes(*usage) + " (" +
+                                     level.string() + ")"};
     }
-    // Up to the mount and no further: above it is another hierarchy, or none.
-    if (level == top || level.string().size() <= top.string().size()) break;
-    level = level.parent_path();
   }
   return tightest;
 }
@@ -136,13 +88,13 @@ HostMemory host_memory(const HostMemorySources& sources) {
   HostMemory memory;
   const fs::path proc_root(sources.proc_root), cgroup_root(sources.cgroup_root);
 
-  const CgroupPaths groups = cgroup_paths(proc_root);
+  const cgroup::Membership groups = cgroup::membership(proc_root);
   std::optional<HostMemoryLimit> cgroup;
   if (groups.v2) {
     cgroup = tightest_cgroup(cgroup_root, *groups.v2, "memory.max", "memory.current");
   }
-  if (groups.v1_memory) {
-    auto v1 = tightest_cgroup(cgroup_root / "memory", *groups.v1_memory, "memory.limit_in_bytes",
+  if (const auto v1_memory = groups.v1.find("memory"); v1_memory != groups.v1.end()) {
+    auto v1 = tightest_cgroup(cgroup_root / "memory", v1_memory->second, "memory.limit_in_bytes",
                               "memory.usage_in_bytes");
     if (v1 && (!cgroup || v1->available_bytes < cgroup->available_bytes)) cgroup = std::move(v1);
   }

@@ -22,6 +22,8 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   j["calibration"] =
       r.calibration ? calibration_result_to_json(*r.calibration) : nlohmann::ordered_json();
   j["warnings"] = r.warnings;
+  j["threads"] = {
+      {"threads", r.threads}, {"reason", r.threads_reason}, {"changes", r.thread_changes}};
   j["epochs_run"] = r.epochs_run;
   j["resumed_from_epoch"] = r.resumed_from_epoch;
   j["resumed_from_step"] = r.resumed_from_step;
@@ -136,6 +138,11 @@ std::string summary_text(const TrainReport& r) {
   }
   for (const std::string& warning : r.warnings) line("warning", warning);
   line("validation windows", std::to_string(r.validation.windows));
+  line(
+      "threads",
+      std::to_string(r.threads) + " (" + r.threads_reason +
+          (r.thread_changes > 0 ? "; changed " + std::to_string(r.thread_changes) + " times" : "") +
+          ")");
   line("training time", number(r.train_seconds, "%.1f") + " s");
   line("samples/s", number(r.samples_per_second, "%.0f"));
   line("device", r.memory.device);

@@ -92,6 +92,11 @@ struct TrainReport {
   // in rows (0 otherwise).
   std::string target_center;
   std::string target_center_reason;
+  // Intra-op threads at the end of the run, and why (ComputeThreads): "2 (auto: 2 of 2 CPUs
+  // free ...)"; with auto, how often an epoch found another number of CPUs free.
+  int threads = 0;
+  std::string threads_reason;
+  int thread_changes = 0;
   std::int64_t target_season = 0;
   // The naive and seasonal-naive forecasts on the same windows (train/baselines.h).
   BaselineScores baselines;

@@ -31,7 +31,6 @@ namespace {
 
 TrainConfig validated(TrainConfig config) {
   config.validate();
-  set_compute_threads(static_cast<int>(config.training.threads));
   return config;
 }
 
@@ -51,6 +50,7 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
   choose_target_center(config, dataset);  // center auto: pilot fits, before this trainer's model
   state_ = std::make_unique<TrainerState>(std::move(config), std::move(dataset));
   TrainerState& state = *state_;
+  state.compute_threads = set_compute_threads(static_cast<int>(state.config.training.threads));
   const Isolation::Scope isolated(state.isolation);
   state.parallel = std::make_unique<DataParallel>(
       state.config.training.distributed,
@@ -177,6 +177,8 @@ void Trainer::plan_checkpointing_on_first_batch() {
 Trainer::~Trainer() = default;
 
 const TrainConfig& Trainer::config() const { return state_->config; }
+
+const ComputeThreads& Trainer::compute_threads() const { return state_->compute_threads; }
 const TimeSeriesDataset& Trainer::dataset() const { return state_->dataset; }
 const ModelConfig& Trainer::model_config() const { return state_->model_config; }
 TFTModel& Trainer::model() { return state_->model; }

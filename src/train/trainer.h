@@ -15,11 +15,12 @@
 //
 // Determinism: the trainer's own generators (isolation.h) are seeded with training.seed before
 // the model is built, and the constructor sets the process-wide compute threads
-// (common/compute_threads.h: training.threads intra-op threads, one BLAS thread). Epoch k's batches
-// come from WindowSampler::epoch_batches(k) (seeded from (seed, k)). Every train(resume = false)
-// starts from the same initial weights and random state, so two runs with the same config and
-// thread count end with bitwise equal weights on the CPU, and a run resumed from a snapshot ends
-// exactly like one that never stopped.
+// (common/compute_threads.h: training.threads intra-op threads, one BLAS thread; with 0, the
+// CPUs free, asked again at every epoch). Epoch k's batches come from
+// WindowSampler::epoch_batches(k) (seeded from (seed, k)). Every train(resume = false) starts
+// from the same initial weights and random state, so two runs with the same config and thread
+// count end with bitwise equal weights on the CPU (set training.threads where that must hold on a
+// busy machine), and a run resumed from a snapshot ends exactly like one that never stopped.
 //
 // Data parallelism: started by a launcher as one of several ranks (torchrun's environment:
 // RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT), the trainer joins the job (data_parallel.h):
@@ -31,6 +32,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "common/compute_threads.h"
 #include "config/train_config.h"
 #include "data/time_series_dataset.h"
 #include "model/model_config.h"
@@ -117,6 +119,9 @@ class Trainer {
   void write_no_files();
 
   const TrainConfig& config() const;
+  // The intra-op threads this trainer set, and a warning when the configured number exceeds the
+  // CPUs free (compute_threads.h).
+  const ComputeThreads& compute_threads() const;
   const TimeSeriesDataset& dataset() const;
   const ModelConfig& model_config() const;
   // The model being trained. train(resume = false) resets its weights in place.

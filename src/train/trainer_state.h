@@ -13,6 +13,7 @@
 #include <torch/optim/adam.h>
 
 #include "checkpoint/rng_state.h"
+#include "common/compute_threads.h"
 #include "config/train_config.h"
 #include "data/time_series_dataset.h"
 #include "data/window_sampler.h"
@@ -48,6 +49,10 @@ struct TrainerState {
   std::optional<CheckpointPlan> plan;      // dynamic checkpointing: what the model runs
   std::unique_ptr<DataParallel> parallel;  // this process's rank in a job (a group of one alone)
   Isolation isolation;  // this trainer's generators, recompute clock and memory account
+  // The intra-op threads as last set: at creation, and with training.threads 0 (auto) again at
+  // every epoch, from the CPUs free then (common/cpu_share.h).
+  ComputeThreads compute_threads;
+  int compute_thread_changes = 0;  // auto: how often an epoch found another number free
   // False for center auto's pilot fits (Trainer::write_no_files): no snapshot, metrics.jsonl,
   // model/ or forecast files.
   bool writes_files = true;

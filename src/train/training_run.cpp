@@ -162,6 +162,12 @@ TrainingRun::Epoch TrainingRun::begin_epoch(std::int64_t number) {
   epoch.learning_rate = schedule_.learning_rate();
   set_learning_rate(*state_.optimizer, epoch.learning_rate);
   state_.model->train();
+  if (state_.compute_threads.configured == 0 && number > 1) {
+    // Auto: as many threads as CPUs are free now; a neighbour may have come or gone.
+    const ComputeThreads now = set_compute_threads(0);
+    if (now.threads != state_.compute_threads.threads) ++state_.compute_thread_changes;
+    state_.compute_threads = now;
+  }
   set_fake_quantizers_observing(*state_.model, qat_observes(state_.config.training.qat, number));
   epoch.batches = state_.epoch_batches(number - 1);
   epoch.steps = static_cast<std::int64_t>(epoch.batches.size());

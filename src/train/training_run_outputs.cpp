@@ -50,6 +50,12 @@ TrainReport TrainingRun::make_report() {
   report.target_season = transforms.target_season;
   report.baselines = baselines_;
   if (has_validation_) report.warnings = baseline_warnings(report.validation, baselines_);
+  report.threads = state_.compute_threads.threads;
+  report.threads_reason = state_.compute_threads.reason;
+  report.thread_changes = state_.compute_thread_changes;
+  if (!state_.compute_threads.warning.empty()) {
+    report.warnings.push_back(state_.compute_threads.warning);
+  }
   report.output_directory = trainer_.output_directory().string();
   return report;
 }
