@@ -17,7 +17,8 @@
  *    tft_last_error() read inside the wrapper, on the thread that failed:
  *      Go:     a panic with the string "tftrain-status:<status>:<address of a malloc'd copy of
  *              the message>"; the Go layer takes the message over and returns an error value;
- *      C#:     TfTrain.TftException(status, message) (a pending exception, thrown on return);
+ *      C#:     TfTrain.TftException(status, message), TftOutOfMemoryException for
+ *              TFT_ERROR_OUT_OF_MEMORY (a pending exception, thrown on return);
  *      others: SWIG_exception(SWIG_RuntimeError, message).
  *  - Strings from (buf, len, needed) calls are returned as the language's strings, arrays
  *    from (array, count, needed) calls as FloatArray / Int64Array (size query, then copy).
@@ -186,7 +187,7 @@ SWIGEXPORT void SWIGSTDCALL TftSwigRegisterRaise(tftswig_csharp_raise_fn fn) {
   protected class TftRaiseHelper {
     static readonly TftRaiseDelegate raiseDelegate = Raise;
     static void Raise(int status, string message) {
-      SWIGPendingException.Set(new global::TfTrain.TftException((global::TfTrain.Status)status, message));
+      SWIGPendingException.Set(global::TfTrain.TftException.ForStatus((global::TfTrain.Status)status, message));
     }
     static TftRaiseHelper() { TftSwigRegisterRaise(raiseDelegate); }
   }

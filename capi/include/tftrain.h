@@ -11,7 +11,12 @@
  *    and out-parameters are left untouched (except *needed, below). Each function lists the
  *    errors it returns for its own reasons; every fallible call may also return
  *    TFT_ERROR_INTERNAL (a bug or an unexpected failure inside the library) and
- *    TFT_ERROR_OUT_OF_MEMORY, which the lists do not repeat.
+ *    TFT_ERROR_OUT_OF_MEMORY, which the lists do not repeat. An out-of-memory message is one
+ *    line: the call, the phase that ran out ("training step 2 of 14 in epoch 1 (64 windows)",
+ *    "the validation after epoch 3", ...), the bytes asked for, and what to change. The bindings
+ *    raise their language's kind: Python MemoryError (tftrain.OutOfMemoryError), C#
+ *    OutOfMemoryException (TftOutOfMemoryException), Go errors.Is(err, ErrOutOfMemory), Rust
+ *    Status::OutOfMemory, which becomes std::io::ErrorKind::OutOfMemory through `?`.
  *  - Names. Every function is tft_<object>_<action>, where <object> is the handle or struct it
  *    works on (checkpoint_config, config, data, trainer, train_report, predictions, model) and the
  *    action follows one rule:

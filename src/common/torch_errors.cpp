@@ -67,17 +67,29 @@ std::optional<AllocationFailure> allocation_failure(const std::exception& error)
   return AllocationFailure{bytes_asked(message), detail};
 }
 
-std::string out_of_memory_message(const std::string& doing, const AllocationFailure& failure) {
-  std::string text = doing + ": out of memory: ";
+namespace {
+
+// "an allocation of N bytes (X MiB) failed", the allocator's own words, or "an allocation failed".
+std::string what_failed(const AllocationFailure& failure) {
   if (failure.bytes) {
-    text += "an allocation of " + std::to_string(*failure.bytes) + " bytes (" +
-            format_bytes(static_cast<std::int64_t>(*failure.bytes)) + ") failed";
-  } else if (!failure.detail.empty()) {
-    text += failure.detail;
-  } else {
-    text += "an allocation failed";
+    return "an allocation of " + std::to_string(*failure.bytes) + " bytes (" +
+           format_bytes(static_cast<std::int64_t>(*failure.bytes)) + ") failed";
   }
-  return text +
+  return failure.detail.empty() ? "an allocation failed" : failure.detail;
+}
+
+}  // namespace
+
+std::optional<OutOfMemoryError> out_of_memory_in(const std::exception& error,
+                                                 const std::string& where) {
+  if (dynamic_cast<const OutOfMemoryError*>(&error) != nullptr) return std::nullopt;
+  const auto failure = allocation_failure(error);
+  if (!failure) return std::nullopt;
+  return OutOfMemoryError(where + ": " + what_failed(*failure));
+}
+
+std::string out_of_memory_message(const std::string& doing, const AllocationFailure& failure) {
+  return doing + ": out of memory: " + what_failed(failure) +
          ". Lower training.batch_size or model.hidden_size, set a checkpoint.memory_budget the "
          "machine can hold, or train with training.precision: bf16-mixed";
 }

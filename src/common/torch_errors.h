@@ -17,6 +17,8 @@
 #include <optional>
 #include <string>
 
+#include "common/error.h"
+
 namespace c10 {
 class Error;
 }
@@ -37,6 +39,12 @@ std::optional<AllocationFailure> allocation_failure(const std::exception& error)
 // One line for a failed allocation during `doing` (e.g. "tft_trainer_train"): the bytes asked
 // for and what to change in the config.
 std::string out_of_memory_message(const std::string& doing, const AllocationFailure& failure);
+
+// A failed allocation that is not yet an OutOfMemoryError, as one that says where it happened
+// (`where`, e.g. "training step 17 of 70 in epoch 3 (64 windows)"), so the host's one line
+// names the step; nothing for any other error (the caller rethrows it as it is).
+std::optional<OutOfMemoryError> out_of_memory_in(const std::exception& error,
+                                                 const std::string& where);
 
 // What a host should read for `error` during `doing`: out_of_memory_message for a failed
 // allocation, else the message (LibTorch's without its backtrace).

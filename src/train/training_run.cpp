@@ -13,6 +13,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/format.h"
+#include "common/torch_errors.h"
 #include "data/batch.h"
 #include "memory/memory_meter.h"
 #include "nn/fake_quantizer.h"
@@ -96,16 +97,29 @@ TrainingRun::TrainingRun(Trainer& trainer, TrainerState& state, const ProgressCa
       early_stopping_(state.config.training.early_stopping_patience) {}
 
 TrainReport TrainingRun::run(bool resume) {
+  try {
+    return run_phases(resume);
+  } catch (const std::exception& error) {
+    if (auto oom = out_of_memory_in(error, where_)) throw *oom;
+    throw;
+  }
+}
+
+TrainReport TrainingRun::run_phases(bool resume) {
+  where_ = resume ? "restoring the run's state" : "restoring the initial weights";
   start_from_initial_state();
   if (resume && fs::exists(trainer_.snapshot_path())) {
     resume_from_snapshot();
   } else if (has_validation_) {
+    where_ = "the untrained model's validation loss";
     saved_.initial_validation_loss = trainer_.evaluate().loss;
   }
   if (has_validation_) {
+    where_ = "scoring the baselines";
     baselines_ = score_baselines(state_.dataset, state_.dataset.validation_windows(),
                                  state_.model->config().quantiles, state_.config.model.seasonality);
   }
+  where_ = "allocating the gradients";
   parameters_ = state_.model->parameters();
   // Gradients exist from the start (zeros), so no step's activation peak counts their
   // allocation and every step measures the same thing.
@@ -148,8 +162,13 @@ void TrainingRun::resume_from_snapshot() {
 void TrainingRun::run_epoch(std::int64_t number, memory::MemoryMeter& meter) {
   Epoch epoch = begin_epoch(number);
   for (std::int64_t step = epoch.resumed.steps_done; step < epoch.steps; ++step) {
+    where_ = "training step " + std::to_string(step + 1) + " of " + std::to_string(epoch.steps) +
+             " in epoch " + std::to_string(number) + " (" +
+             std::to_string(epoch.batches[static_cast<std::size_t>(step)].windows.size()) +
+             " windows)";
     run_step(epoch, step, meter);
   }
+  where_ = "the validation after epoch " + std::to_string(number);
   EpochMetrics metrics = finish_epoch(epoch);
   monitor_epoch(metrics);
   record_epoch(metrics, epoch);
@@ -401,6 +420,7 @@ void TrainingRun::report_epoch(const EpochMetrics& metrics, const Epoch& epoch) 
 
 // The run's result: the best epoch's weights, and the files (rank 0 writes them).
 TrainReport TrainingRun::finish_run() {
+  where_ = "the final model's metrics, calibration and files";
   set_fake_quantizers_observing(*state_.model, false);
   restore_best_weights();
   TrainReport report = make_report();

@@ -33,10 +33,12 @@ class TrainingRun {
   TrainingRun(Trainer& trainer, TrainerState& state, const ProgressCallback& progress,
               std::atomic<bool>& cancel_requested);
 
-  // The whole run (Trainer::train).
+  // The whole run (Trainer::train). A failed allocation leaves as an OutOfMemoryError that
+  // names the phase it happened in (where_): "training step 3 of 70 in epoch 2 (64 windows)".
   TrainReport run(bool resume);
 
  private:
+  TrainReport run_phases(bool resume);
   struct Epoch;  // one epoch's batches and running sums (training_run.cpp)
 
   void start_from_initial_state();
@@ -84,6 +86,8 @@ class TrainingRun {
   std::vector<at::Tensor> parameters_;
   // A stop asked for on this rank and not yet agreed with the others (jobs of several ranks).
   bool stop_wanted_ = false;
+  // What the run is doing, for an out-of-memory message.
+  std::string where_ = "starting";
 };
 
 }  // namespace tft

@@ -119,6 +119,30 @@ static void out_of_memory_is_a_status(void** state) {
   tft_train_report_free(report);
   tft_trainer_free(trainer);
 
+  /* A trainer whose epoch does not fit in a few MiB more: the line names the phase it ran out in
+   * (which one depends on what the allocator still holds). */
+  make_scratch_dir(big_dir, "oom_in_step");
+  config = load_tiny_config(big_dir);
+  ASSERT_OK(tft_config_set_value(config, "model.hidden_size", "256"));
+  ASSERT_OK(tft_config_set_value(config, "checkpoint.strategy", "none"));
+  ASSERT_OK(tft_config_set_value(config, "training.epochs", "1"));
+  ASSERT_OK(tft_trainer_create(config, &trainer));
+  tft_config_free(config);
+  limited.rlim_cur = address_space_bytes() + ((rlim_t)6 << 20);
+  assert_int_equal(setrlimit(RLIMIT_AS, &limited), 0);
+  status = tft_trainer_train(trainer, &report);
+  message = tft_last_error();
+  assert_int_equal(setrlimit(RLIMIT_AS, &original), 0);
+  if (status != TFT_ERROR_OUT_OF_MEMORY) fail_msg("status %d: %s", (int)status, message);
+  print_message("tft_last_error(): %s\n", message);
+  /* A step, or the validation at the end of the epoch, whichever the allocator fails first. */
+  assert_true(strstr(message, "tft_trainer_train: out of memory: training step ") != NULL ||
+              strstr(message, "tft_trainer_train: out of memory: the validation after epoch 1: ") !=
+                  NULL);
+  assert_non_null(strstr(message, "an allocation of "));
+  assert_null(strchr(message, '\n'));
+  tft_trainer_free(trainer);
+
   /* The same process trains as it did before the failure. */
   make_scratch_dir(after_dir, "oom_after");
   after = train_tiny(after_dir);

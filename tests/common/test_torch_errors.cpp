@@ -95,10 +95,33 @@ TFT_TEST(test_every_allocation_failure_is_recognised) {
   assert_false(tft::allocation_failure(tft::IoError("disk full")).has_value());
 }
 
+// Where it ran out (a training step): a failed allocation of any kind becomes the library's
+// own OutOfMemoryError naming the step, which the C API's line then carries; the library's own
+// error and anything that is not out of memory are left to the caller to rethrow.
+TFT_TEST(test_out_of_memory_names_where_it_happened) {
+  const c10::Error cpu = torch_check_error(
+      "DefaultCPUAllocator: can't allocate memory: you tried to allocate 1048576 bytes. Error "
+      "code 12 (Cannot allocate memory)");
+  const auto step = tft::out_of_memory_in(cpu, "training step 3 of 70 in epoch 2 (64 windows)");
+  assert_true(step.has_value());
+  assert_string_equal(step->what(),
+                      "training step 3 of 70 in epoch 2 (64 windows): an allocation of 1048576 "
+                      "bytes (1.0 MiB) failed");
+  assert_true(has(tft::error_text(*step, "tft_trainer_train"),
+                  "tft_trainer_train: out of memory: training step 3 of 70 in epoch 2 (64 "
+                  "windows): an allocation of 1048576 bytes (1.0 MiB) failed. Lower"));
+  const auto plain = tft::out_of_memory_in(std::bad_alloc(), "validation after epoch 4");
+  assert_true(plain.has_value());
+  assert_string_equal(plain->what(), "validation after epoch 4: an allocation failed");
+  assert_false(tft::out_of_memory_in(*step, "again").has_value());
+  assert_false(tft::out_of_memory_in(torch_check_error("shapes differ"), "x").has_value());
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_message_without_stack_frames),
       cmocka_unit_test(test_every_allocation_failure_is_recognised),
+      cmocka_unit_test(test_out_of_memory_names_where_it_happened),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }

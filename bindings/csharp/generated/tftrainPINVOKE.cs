@@ -201,7 +201,7 @@ class tftrainPINVOKE {
   protected class TftRaiseHelper {
     static readonly TftRaiseDelegate raiseDelegate = Raise;
     static void Raise(int status, string message) {
-      SWIGPendingException.Set(new global::TfTrain.TftException((global::TfTrain.Status)status, message));
+      SWIGPendingException.Set(global::TfTrain.TftException.ForStatus((global::TfTrain.Status)status, message));
     }
     static TftRaiseHelper() { TftSwigRegisterRaise(raiseDelegate); }
   }

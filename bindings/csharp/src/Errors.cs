@@ -30,6 +30,32 @@ public class TftException : Exception {
   public string StatusName { get { return Library.StatusName(Status); } }
 
   public override string ToString() { return "TftException(" + StatusName + "): " + Message; }
+
+  /// <summary>The exception a failing call throws for <paramref name="status"/>: a
+  /// <see cref="TftOutOfMemoryException"/> (an <see cref="OutOfMemoryException"/>) for
+  /// Status.OutOfMemory, else a TftException.</summary>
+  public static Exception ForStatus(Status status, string message) {
+    if (status == Status.OutOfMemory) return new TftOutOfMemoryException(message);
+    return new TftException(status, message);
+  }
+}
+
+/// <summary>TFT_ERROR_OUT_OF_MEMORY: an allocation failed (the library's one-line message says
+/// what was being done and what to change). It is .NET's own kind, an
+/// <see cref="OutOfMemoryException"/> (InsufficientMemoryException is sealed), so
+/// <c>catch (OutOfMemoryException)</c> sees it; it is not a <see cref="TftException"/> (a class
+/// has one base), and carries the same <see cref="Status"/>. The library stays usable: the handle that failed is described in
+/// tftrain.h.</summary>
+public sealed class TftOutOfMemoryException : OutOfMemoryException {
+  public TftOutOfMemoryException(string message) : base(message) {}
+
+  public Status Status { get { return Status.OutOfMemory; } }
+
+  public string StatusName { get { return Library.StatusName(Status); } }
+
+  public override string ToString() {
+    return "TftOutOfMemoryException(" + StatusName + "): " + Message;
+  }
 }
 
 /// <summary>Version and status names.</summary>

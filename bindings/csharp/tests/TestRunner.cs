@@ -69,6 +69,20 @@ static partial class Tests {
     return cfg;
   }
 
+  // TFT_ERROR_OUT_OF_MEMORY is .NET's out-of-memory kind, with the library's status; every other
+  // status a TftException.
+  public static void TestOutOfMemoryIsDotNetsKind() {
+    Exception oom = TftException.ForStatus(Status.OutOfMemory, "out of memory while training");
+    Check.True(oom is OutOfMemoryException, "an OutOfMemoryException");
+    var typed = (TftOutOfMemoryException)oom;
+    Check.Equal(Status.OutOfMemory, typed.Status, "status");
+    Check.Equal("ERROR_OUT_OF_MEMORY", typed.StatusName, "status name");
+    Check.Equal("out of memory while training", typed.Message, "message");
+    Exception config = TftException.ForStatus(Status.Config, "bad key");
+    Check.True(config is TftException && ((TftException)config).Status == Status.Config,
+               "a TftException for another status");
+  }
+
   public static void TestVersion() {
     Check.Equal(string.Format("{0}.{1}.{2}", Library.VersionMajor, Library.VersionMinor,
                               Library.VersionPatch), Library.Version, "version");

@@ -87,156 +87,156 @@ typedef long long swig_type_57;
 typedef _gostring_ swig_type_58;
 typedef _gostring_ swig_type_59;
 typedef _gostring_ swig_type_60;
-extern void _wrap_Swig_free_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_swig_43b9cbb0eb4924ab(swig_intgo arg1);
-extern swig_intgo _wrap_TFT_OK_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_ERROR_CONFIG_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_ERROR_DATA_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_ERROR_IO_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_ERROR_NUMERICAL_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_ERROR_CANCELLED_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_ERROR_INTERNAL_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_CHECKPOINT_NONE_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_43b9cbb0eb4924ab(void);
-extern double _wrap_Metrics_loss_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_Metrics_q_risk_p50_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_Metrics_q_risk_p90_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_Metrics_mae_p50_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_1 _wrap_Metrics_windows_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_new_Metrics_swig_43b9cbb0eb4924ab(void);
-extern void _wrap_delete_Metrics_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_2 _wrap_ForecastInfo_series_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_3 _wrap_ForecastInfo_origin_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_intgo _wrap_ForecastInfo_is_future_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_new_ForecastInfo_swig_43b9cbb0eb4924ab(void);
-extern void _wrap_delete_ForecastInfo_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_intgo _wrap_TFT_PROGRESS_STEP_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_TFT_PROGRESS_EPOCH_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_Progress_kind_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_4 _wrap_Progress_epoch_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_5 _wrap_Progress_epochs_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_6 _wrap_Progress_step_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_7 _wrap_Progress_steps_per_epoch_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_Progress_train_loss_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_Progress_validation_loss_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_Progress_samples_per_second_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_8 _wrap_Progress_peak_activation_bytes_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_Progress_learning_rate_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_new_Progress_swig_43b9cbb0eb4924ab(void);
-extern void _wrap_delete_Progress_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_9 _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_10 _wrap_MemoryReport_unchecked_peak_bytes_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_MemoryReport_measured_savings_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_MemoryReport_predicted_savings_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_MemoryReport_predicted_compute_overhead_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_11 _wrap_MemoryReport_num_units_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_new_MemoryReport_swig_43b9cbb0eb4924ab(void);
-extern void _wrap_delete_MemoryReport_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_12 _wrap_TrainSummary_epochs_run_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_13 _wrap_TrainSummary_best_epoch_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_14 _wrap_TrainSummary_resumed_from_epoch_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_intgo _wrap_TrainSummary_early_stopped_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_TrainSummary_initial_validation_loss_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_TrainSummary_best_validation_loss_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_TrainSummary_final_validation_loss_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_TrainSummary_final_train_loss_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_TrainSummary_train_seconds_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_TrainSummary_samples_per_second_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_15 _wrap_TrainSummary_peak_activation_bytes_get_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_new_TrainSummary_swig_43b9cbb0eb4924ab(void);
-extern void _wrap_delete_TrainSummary_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_new_CheckpointConfig_swig_43b9cbb0eb4924ab(void);
-extern void _wrap_delete_CheckpointConfig_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_CheckpointConfig_CreateUniform_swig_43b9cbb0eb4924ab(swig_type_16 arg1);
-extern uintptr_t _wrap_CheckpointConfig_CreateSelective_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_CheckpointConfig_CreateDynamic_swig_43b9cbb0eb4924ab(swig_type_17 arg1, double arg2);
-extern uintptr_t _wrap_CheckpointConfig_CreateFromYaml_swig_43b9cbb0eb4924ab(swig_type_18 arg1);
-extern uintptr_t _wrap_CheckpointConfig_CreateFromJson_swig_43b9cbb0eb4924ab(swig_type_19 arg1);
-extern uintptr_t _wrap_CheckpointConfig_Clone_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_CheckpointConfig_SetCheckpointAttention_swig_43b9cbb0eb4924ab(uintptr_t arg1, _Bool arg2);
-extern void _wrap_CheckpointConfig_SetCheckpointFfn_swig_43b9cbb0eb4924ab(uintptr_t arg1, _Bool arg2);
-extern void _wrap_CheckpointConfig_SetMinInterval_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_20 arg2);
-extern swig_intgo _wrap_CheckpointConfig_GetStrategy_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern _Bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern _Bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_21 _wrap_CheckpointConfig_GetMinInterval_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern _Bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_22 arg2);
-extern double _wrap_CheckpointConfig_GetMemorySavings_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_23 arg2);
-extern double _wrap_CheckpointConfig_GetComputeOverhead_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_24 arg2);
-extern void _wrap_CheckpointConfig_Validate_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_25 _wrap_CheckpointConfig_GetSummary_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_26 _wrap_CheckpointConfig_ToYaml_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_27 _wrap_CheckpointConfig_ToJson_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_new_Config_swig_43b9cbb0eb4924ab(swig_type_28 arg1);
-extern void _wrap_delete_Config_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_Config_CreateFromFile_swig_43b9cbb0eb4924ab(swig_type_29 arg1);
-extern uintptr_t _wrap_Config_Clone_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_30 _wrap_Config_GetValue_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_31 arg2);
-extern void _wrap_Config_SetValue_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
-extern void _wrap_Config_SetCheckpoint_swig_43b9cbb0eb4924ab(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_Config_GetCheckpoint_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_Config_Validate_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_34 _wrap_Config_ToYaml_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_new_Trainer_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_delete_Trainer_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_Trainer_ClearProgress_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_Trainer_SetProgressHandle_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_35 arg2);
-extern uintptr_t _wrap_Trainer_Train_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_Trainer_Resume_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_Trainer_Cancel_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_Trainer_Evaluate_swig_43b9cbb0eb4924ab(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_Trainer_Predict_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_Trainer_PredictCsv_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_36 arg2);
-extern void _wrap_Trainer_Save_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_37 arg2);
-extern void _wrap_Trainer_MeasureMemory_swig_43b9cbb0eb4924ab(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_Trainer_CreateFromData_swig_43b9cbb0eb4924ab(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_Trainer_PredictData_swig_43b9cbb0eb4924ab(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_delete_Predictions_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_38 _wrap_Predictions_GetForecastCount_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_39 _wrap_Predictions_GetHorizon_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_40 _wrap_Predictions_GetQuantileCount_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern double _wrap_Predictions_GetQuantile_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_41 arg2);
-extern void _wrap_Predictions_GetForecastInfo_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_42 arg2, uintptr_t arg3);
-extern swig_type_43 _wrap_Predictions_GetSeriesName_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_44 arg2);
-extern uintptr_t _wrap_Predictions_GetValues_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_Predictions_GetActuals_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_Predictions_GetTimes_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_Predictions_WriteCsv_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_45 arg2);
-extern void _wrap_Predictions_ToArrowStream_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_46 arg2);
-extern uintptr_t _wrap_new_Model_swig_43b9cbb0eb4924ab(swig_type_47 arg1);
-extern void _wrap_delete_Model_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern uintptr_t _wrap_Model_Predict_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_48 arg2);
-extern uintptr_t _wrap_Model_PredictData_swig_43b9cbb0eb4924ab(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_new_Data_swig_43b9cbb0eb4924ab(swig_type_49 arg1);
-extern void _wrap_delete_Data_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_50 _wrap_Data_GetNumRows_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_delete_TrainReport_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_TrainReport_GetSummary_swig_43b9cbb0eb4924ab(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_TrainReport_GetValidation_swig_43b9cbb0eb4924ab(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_TrainReport_GetMemory_swig_43b9cbb0eb4924ab(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_new_IndexList_swig_43b9cbb0eb4924ab(void);
-extern void _wrap_delete_IndexList_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_IndexList_Add_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_51 arg2);
-extern swig_type_52 _wrap_IndexList_Count_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern void _wrap_delete_FloatArray_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_53 _wrap_FloatArray_Count_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern float _wrap_FloatArray_Get_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_54 arg2);
-extern void _wrap_delete_Int64Array_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_55 _wrap_Int64Array_Count_swig_43b9cbb0eb4924ab(uintptr_t arg1);
-extern swig_type_56 _wrap_Int64Array_Get_swig_43b9cbb0eb4924ab(uintptr_t arg1, swig_type_57 arg2);
-extern swig_type_58 _wrap_VersionString_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_VersionMajor_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_VersionMinor_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_VersionPatch_swig_43b9cbb0eb4924ab(void);
-extern swig_intgo _wrap_ApiVersion_swig_43b9cbb0eb4924ab(void);
-extern swig_type_59 _wrap_StatusName_swig_43b9cbb0eb4924ab(swig_intgo arg1);
-extern swig_type_60 _wrap_LastError_swig_43b9cbb0eb4924ab(void);
+extern void _wrap_Swig_free_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_swig_40d656d168463e9f(swig_intgo arg1);
+extern swig_intgo _wrap_TFT_OK_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_ERROR_CONFIG_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_ERROR_DATA_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_ERROR_IO_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_ERROR_NUMERICAL_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_ERROR_CANCELLED_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_ERROR_INTERNAL_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_CHECKPOINT_NONE_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_40d656d168463e9f(void);
+extern double _wrap_Metrics_loss_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_Metrics_q_risk_p50_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_Metrics_q_risk_p90_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_Metrics_mae_p50_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_1 _wrap_Metrics_windows_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_new_Metrics_swig_40d656d168463e9f(void);
+extern void _wrap_delete_Metrics_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_2 _wrap_ForecastInfo_series_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_3 _wrap_ForecastInfo_origin_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_intgo _wrap_ForecastInfo_is_future_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_new_ForecastInfo_swig_40d656d168463e9f(void);
+extern void _wrap_delete_ForecastInfo_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_intgo _wrap_TFT_PROGRESS_STEP_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_TFT_PROGRESS_EPOCH_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_Progress_kind_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_4 _wrap_Progress_epoch_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_5 _wrap_Progress_epochs_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_6 _wrap_Progress_step_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_7 _wrap_Progress_steps_per_epoch_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_Progress_train_loss_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_Progress_validation_loss_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_Progress_samples_per_second_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_8 _wrap_Progress_peak_activation_bytes_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_Progress_learning_rate_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_new_Progress_swig_40d656d168463e9f(void);
+extern void _wrap_delete_Progress_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_9 _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_10 _wrap_MemoryReport_unchecked_peak_bytes_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_MemoryReport_measured_savings_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_MemoryReport_predicted_savings_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_MemoryReport_predicted_compute_overhead_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_11 _wrap_MemoryReport_num_units_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_new_MemoryReport_swig_40d656d168463e9f(void);
+extern void _wrap_delete_MemoryReport_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_12 _wrap_TrainSummary_epochs_run_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_13 _wrap_TrainSummary_best_epoch_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_14 _wrap_TrainSummary_resumed_from_epoch_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_intgo _wrap_TrainSummary_early_stopped_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_TrainSummary_initial_validation_loss_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_TrainSummary_best_validation_loss_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_TrainSummary_final_validation_loss_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_TrainSummary_final_train_loss_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_TrainSummary_train_seconds_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_TrainSummary_samples_per_second_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_15 _wrap_TrainSummary_peak_activation_bytes_get_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_new_TrainSummary_swig_40d656d168463e9f(void);
+extern void _wrap_delete_TrainSummary_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_new_CheckpointConfig_swig_40d656d168463e9f(void);
+extern void _wrap_delete_CheckpointConfig_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_CheckpointConfig_CreateUniform_swig_40d656d168463e9f(swig_type_16 arg1);
+extern uintptr_t _wrap_CheckpointConfig_CreateSelective_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_CheckpointConfig_CreateDynamic_swig_40d656d168463e9f(swig_type_17 arg1, double arg2);
+extern uintptr_t _wrap_CheckpointConfig_CreateFromYaml_swig_40d656d168463e9f(swig_type_18 arg1);
+extern uintptr_t _wrap_CheckpointConfig_CreateFromJson_swig_40d656d168463e9f(swig_type_19 arg1);
+extern uintptr_t _wrap_CheckpointConfig_Clone_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_CheckpointConfig_SetCheckpointAttention_swig_40d656d168463e9f(uintptr_t arg1, _Bool arg2);
+extern void _wrap_CheckpointConfig_SetCheckpointFfn_swig_40d656d168463e9f(uintptr_t arg1, _Bool arg2);
+extern void _wrap_CheckpointConfig_SetMinInterval_swig_40d656d168463e9f(uintptr_t arg1, swig_type_20 arg2);
+extern swig_intgo _wrap_CheckpointConfig_GetStrategy_swig_40d656d168463e9f(uintptr_t arg1);
+extern _Bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_40d656d168463e9f(uintptr_t arg1);
+extern _Bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_21 _wrap_CheckpointConfig_GetMinInterval_swig_40d656d168463e9f(uintptr_t arg1);
+extern _Bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_40d656d168463e9f(uintptr_t arg1, swig_type_22 arg2);
+extern double _wrap_CheckpointConfig_GetMemorySavings_swig_40d656d168463e9f(uintptr_t arg1, swig_type_23 arg2);
+extern double _wrap_CheckpointConfig_GetComputeOverhead_swig_40d656d168463e9f(uintptr_t arg1, swig_type_24 arg2);
+extern void _wrap_CheckpointConfig_Validate_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_25 _wrap_CheckpointConfig_GetSummary_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_26 _wrap_CheckpointConfig_ToYaml_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_27 _wrap_CheckpointConfig_ToJson_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_new_Config_swig_40d656d168463e9f(swig_type_28 arg1);
+extern void _wrap_delete_Config_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_Config_CreateFromFile_swig_40d656d168463e9f(swig_type_29 arg1);
+extern uintptr_t _wrap_Config_Clone_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_30 _wrap_Config_GetValue_swig_40d656d168463e9f(uintptr_t arg1, swig_type_31 arg2);
+extern void _wrap_Config_SetValue_swig_40d656d168463e9f(uintptr_t arg1, swig_type_32 arg2, swig_type_33 arg3);
+extern void _wrap_Config_SetCheckpoint_swig_40d656d168463e9f(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_Config_GetCheckpoint_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_Config_Validate_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_34 _wrap_Config_ToYaml_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_new_Trainer_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_delete_Trainer_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_Trainer_ClearProgress_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_Trainer_SetProgressHandle_swig_40d656d168463e9f(uintptr_t arg1, swig_type_35 arg2);
+extern uintptr_t _wrap_Trainer_Train_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_Trainer_Resume_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_Trainer_Cancel_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_Trainer_Evaluate_swig_40d656d168463e9f(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_Trainer_Predict_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_Trainer_PredictCsv_swig_40d656d168463e9f(uintptr_t arg1, swig_type_36 arg2);
+extern void _wrap_Trainer_Save_swig_40d656d168463e9f(uintptr_t arg1, swig_type_37 arg2);
+extern void _wrap_Trainer_MeasureMemory_swig_40d656d168463e9f(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_Trainer_CreateFromData_swig_40d656d168463e9f(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_Trainer_PredictData_swig_40d656d168463e9f(uintptr_t arg1, uintptr_t arg2);
+extern void _wrap_delete_Predictions_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_38 _wrap_Predictions_GetForecastCount_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_39 _wrap_Predictions_GetHorizon_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_40 _wrap_Predictions_GetQuantileCount_swig_40d656d168463e9f(uintptr_t arg1);
+extern double _wrap_Predictions_GetQuantile_swig_40d656d168463e9f(uintptr_t arg1, swig_type_41 arg2);
+extern void _wrap_Predictions_GetForecastInfo_swig_40d656d168463e9f(uintptr_t arg1, swig_type_42 arg2, uintptr_t arg3);
+extern swig_type_43 _wrap_Predictions_GetSeriesName_swig_40d656d168463e9f(uintptr_t arg1, swig_type_44 arg2);
+extern uintptr_t _wrap_Predictions_GetValues_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_Predictions_GetActuals_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_Predictions_GetTimes_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_Predictions_WriteCsv_swig_40d656d168463e9f(uintptr_t arg1, swig_type_45 arg2);
+extern void _wrap_Predictions_ToArrowStream_swig_40d656d168463e9f(uintptr_t arg1, swig_type_46 arg2);
+extern uintptr_t _wrap_new_Model_swig_40d656d168463e9f(swig_type_47 arg1);
+extern void _wrap_delete_Model_swig_40d656d168463e9f(uintptr_t arg1);
+extern uintptr_t _wrap_Model_Predict_swig_40d656d168463e9f(uintptr_t arg1, swig_type_48 arg2);
+extern uintptr_t _wrap_Model_PredictData_swig_40d656d168463e9f(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_new_Data_swig_40d656d168463e9f(swig_type_49 arg1);
+extern void _wrap_delete_Data_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_50 _wrap_Data_GetNumRows_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_delete_TrainReport_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_TrainReport_GetSummary_swig_40d656d168463e9f(uintptr_t arg1, uintptr_t arg2);
+extern void _wrap_TrainReport_GetValidation_swig_40d656d168463e9f(uintptr_t arg1, uintptr_t arg2);
+extern void _wrap_TrainReport_GetMemory_swig_40d656d168463e9f(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_new_IndexList_swig_40d656d168463e9f(void);
+extern void _wrap_delete_IndexList_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_IndexList_Add_swig_40d656d168463e9f(uintptr_t arg1, swig_type_51 arg2);
+extern swig_type_52 _wrap_IndexList_Count_swig_40d656d168463e9f(uintptr_t arg1);
+extern void _wrap_delete_FloatArray_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_53 _wrap_FloatArray_Count_swig_40d656d168463e9f(uintptr_t arg1);
+extern float _wrap_FloatArray_Get_swig_40d656d168463e9f(uintptr_t arg1, swig_type_54 arg2);
+extern void _wrap_delete_Int64Array_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_55 _wrap_Int64Array_Count_swig_40d656d168463e9f(uintptr_t arg1);
+extern swig_type_56 _wrap_Int64Array_Get_swig_40d656d168463e9f(uintptr_t arg1, swig_type_57 arg2);
+extern swig_type_58 _wrap_VersionString_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_VersionMajor_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_VersionMinor_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_VersionPatch_swig_40d656d168463e9f(void);
+extern swig_intgo _wrap_ApiVersion_swig_40d656d168463e9f(void);
+extern swig_type_59 _wrap_StatusName_swig_40d656d168463e9f(swig_intgo arg1);
+extern swig_type_60 _wrap_LastError_swig_40d656d168463e9f(void);
 #undef intgo
 */
 import "C"
@@ -268,8 +268,8 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__swig_43b9cbb0eb4924ab
-func cgo_panic__swig_43b9cbb0eb4924ab(p *byte) {
+//export cgo_panic__swig_40d656d168463e9f
+func cgo_panic__swig_40d656d168463e9f(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -290,90 +290,90 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_swig_43b9cbb0eb4924ab(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_swig_40d656d168463e9f(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 type Enum_SS_tft_status int
 func _swig_getTFT_OK() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_OK_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_OK_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_OK Enum_SS_tft_status = _swig_getTFT_OK()
 func _swig_getTFT_ERROR_INVALID_ARGUMENT() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_INVALID_ARGUMENT_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_INVALID_ARGUMENT_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_ERROR_INVALID_ARGUMENT Enum_SS_tft_status = _swig_getTFT_ERROR_INVALID_ARGUMENT()
 func _swig_getTFT_ERROR_CONFIG() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_CONFIG_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_CONFIG_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_ERROR_CONFIG Enum_SS_tft_status = _swig_getTFT_ERROR_CONFIG()
 func _swig_getTFT_ERROR_DATA() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_DATA_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_DATA_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_ERROR_DATA Enum_SS_tft_status = _swig_getTFT_ERROR_DATA()
 func _swig_getTFT_ERROR_IO() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_IO_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_IO_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_ERROR_IO Enum_SS_tft_status = _swig_getTFT_ERROR_IO()
 func _swig_getTFT_ERROR_NUMERICAL() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_NUMERICAL_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_NUMERICAL_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_ERROR_NUMERICAL Enum_SS_tft_status = _swig_getTFT_ERROR_NUMERICAL()
 func _swig_getTFT_ERROR_CANCELLED() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_CANCELLED_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_CANCELLED_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_ERROR_CANCELLED Enum_SS_tft_status = _swig_getTFT_ERROR_CANCELLED()
 func _swig_getTFT_ERROR_UNSUPPORTED() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_UNSUPPORTED_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_UNSUPPORTED_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_ERROR_UNSUPPORTED Enum_SS_tft_status = _swig_getTFT_ERROR_UNSUPPORTED()
 func _swig_getTFT_ERROR_INTERNAL() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_INTERNAL_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_INTERNAL_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_ERROR_INTERNAL Enum_SS_tft_status = _swig_getTFT_ERROR_INTERNAL()
 func _swig_getTFT_ERROR_BUFFER_TOO_SMALL() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_ERROR_BUFFER_TOO_SMALL Enum_SS_tft_status = _swig_getTFT_ERROR_BUFFER_TOO_SMALL()
 func _swig_getTFT_ERROR_OUT_OF_MEMORY() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_OUT_OF_MEMORY_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_OUT_OF_MEMORY_swig_40d656d168463e9f())
 	return swig_r
 }
 
@@ -381,28 +381,28 @@ var TFT_ERROR_OUT_OF_MEMORY Enum_SS_tft_status = _swig_getTFT_ERROR_OUT_OF_MEMOR
 type Enum_SS_tft_checkpoint_strategy int
 func _swig_getTFT_CHECKPOINT_NONE() (_swig_ret Enum_SS_tft_checkpoint_strategy) {
 	var swig_r Enum_SS_tft_checkpoint_strategy
-	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_NONE_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_NONE_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_CHECKPOINT_NONE Enum_SS_tft_checkpoint_strategy = _swig_getTFT_CHECKPOINT_NONE()
 func _swig_getTFT_CHECKPOINT_UNIFORM() (_swig_ret Enum_SS_tft_checkpoint_strategy) {
 	var swig_r Enum_SS_tft_checkpoint_strategy
-	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_UNIFORM_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_UNIFORM_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_CHECKPOINT_UNIFORM Enum_SS_tft_checkpoint_strategy = _swig_getTFT_CHECKPOINT_UNIFORM()
 func _swig_getTFT_CHECKPOINT_SELECTIVE() (_swig_ret Enum_SS_tft_checkpoint_strategy) {
 	var swig_r Enum_SS_tft_checkpoint_strategy
-	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_SELECTIVE_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_SELECTIVE_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_CHECKPOINT_SELECTIVE Enum_SS_tft_checkpoint_strategy = _swig_getTFT_CHECKPOINT_SELECTIVE()
 func _swig_getTFT_CHECKPOINT_DYNAMIC() (_swig_ret Enum_SS_tft_checkpoint_strategy) {
 	var swig_r Enum_SS_tft_checkpoint_strategy
-	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_DYNAMIC_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_DYNAMIC_swig_40d656d168463e9f())
 	return swig_r
 }
 
@@ -419,47 +419,47 @@ func (p SwigcptrMetrics) SwigIsMetrics() {
 func (arg1 SwigcptrMetrics) GetLoss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Metrics_loss_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Metrics_loss_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMetrics) GetQ_risk_p50() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Metrics_q_risk_p50_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Metrics_q_risk_p50_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMetrics) GetQ_risk_p90() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Metrics_q_risk_p90_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Metrics_q_risk_p90_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMetrics) GetMae_p50() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Metrics_mae_p50_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Metrics_mae_p50_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMetrics) GetWindows() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Metrics_windows_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Metrics_windows_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewMetrics() (_swig_ret Metrics) {
 	var swig_r Metrics
-	swig_r = (Metrics)(SwigcptrMetrics(C._wrap_new_Metrics_swig_43b9cbb0eb4924ab()))
+	swig_r = (Metrics)(SwigcptrMetrics(C._wrap_new_Metrics_swig_40d656d168463e9f()))
 	return swig_r
 }
 
 func DeleteMetrics(arg1 Metrics) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Metrics_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Metrics_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 type Metrics interface {
@@ -484,33 +484,33 @@ func (p SwigcptrForecastInfo) SwigIsForecastInfo() {
 func (arg1 SwigcptrForecastInfo) GetSeries() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_ForecastInfo_series_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_ForecastInfo_series_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrForecastInfo) GetOrigin() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_ForecastInfo_origin_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_ForecastInfo_origin_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrForecastInfo) GetIs_future() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_ForecastInfo_is_future_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_ForecastInfo_is_future_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewForecastInfo() (_swig_ret ForecastInfo) {
 	var swig_r ForecastInfo
-	swig_r = (ForecastInfo)(SwigcptrForecastInfo(C._wrap_new_ForecastInfo_swig_43b9cbb0eb4924ab()))
+	swig_r = (ForecastInfo)(SwigcptrForecastInfo(C._wrap_new_ForecastInfo_swig_40d656d168463e9f()))
 	return swig_r
 }
 
 func DeleteForecastInfo(arg1 ForecastInfo) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_ForecastInfo_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_ForecastInfo_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 type ForecastInfo interface {
@@ -524,14 +524,14 @@ type ForecastInfo interface {
 type Enum_SS_tft_progress_kind int
 func _swig_getTFT_PROGRESS_STEP() (_swig_ret Enum_SS_tft_progress_kind) {
 	var swig_r Enum_SS_tft_progress_kind
-	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_TFT_PROGRESS_STEP_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_TFT_PROGRESS_STEP_swig_40d656d168463e9f())
 	return swig_r
 }
 
 var TFT_PROGRESS_STEP Enum_SS_tft_progress_kind = _swig_getTFT_PROGRESS_STEP()
 func _swig_getTFT_PROGRESS_EPOCH() (_swig_ret Enum_SS_tft_progress_kind) {
 	var swig_r Enum_SS_tft_progress_kind
-	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_TFT_PROGRESS_EPOCH_swig_43b9cbb0eb4924ab())
+	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_TFT_PROGRESS_EPOCH_swig_40d656d168463e9f())
 	return swig_r
 }
 
@@ -548,82 +548,82 @@ func (p SwigcptrProgress) SwigIsProgress() {
 func (arg1 SwigcptrProgress) GetKind() (_swig_ret Enum_SS_tft_progress_kind) {
 	var swig_r Enum_SS_tft_progress_kind
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_Progress_kind_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_Progress_kind_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetEpoch() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_epoch_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_epoch_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetEpochs() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_epochs_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_epochs_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetStep() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_step_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_step_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetSteps_per_epoch() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_steps_per_epoch_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_steps_per_epoch_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetTrain_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Progress_train_loss_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Progress_train_loss_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetValidation_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Progress_validation_loss_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Progress_validation_loss_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetSamples_per_second() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Progress_samples_per_second_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Progress_samples_per_second_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetPeak_activation_bytes() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_peak_activation_bytes_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_peak_activation_bytes_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetLearning_rate() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Progress_learning_rate_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Progress_learning_rate_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewProgress() (_swig_ret Progress) {
 	var swig_r Progress
-	swig_r = (Progress)(SwigcptrProgress(C._wrap_new_Progress_swig_43b9cbb0eb4924ab()))
+	swig_r = (Progress)(SwigcptrProgress(C._wrap_new_Progress_swig_40d656d168463e9f()))
 	return swig_r
 }
 
 func DeleteProgress(arg1 Progress) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Progress_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Progress_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 type Progress interface {
@@ -653,54 +653,54 @@ func (p SwigcptrMemoryReport) SwigIsMemoryReport() {
 func (arg1 SwigcptrMemoryReport) GetCheckpointed_peak_bytes() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_MemoryReport_checkpointed_peak_bytes_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_MemoryReport_checkpointed_peak_bytes_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMemoryReport) GetUnchecked_peak_bytes() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_MemoryReport_unchecked_peak_bytes_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_MemoryReport_unchecked_peak_bytes_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMemoryReport) GetMeasured_savings() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_MemoryReport_measured_savings_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_MemoryReport_measured_savings_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMemoryReport) GetPredicted_savings() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_MemoryReport_predicted_savings_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_MemoryReport_predicted_savings_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMemoryReport) GetPredicted_compute_overhead() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_MemoryReport_predicted_compute_overhead_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_MemoryReport_predicted_compute_overhead_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMemoryReport) GetNum_units() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_MemoryReport_num_units_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_MemoryReport_num_units_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewMemoryReport() (_swig_ret MemoryReport) {
 	var swig_r MemoryReport
-	swig_r = (MemoryReport)(SwigcptrMemoryReport(C._wrap_new_MemoryReport_swig_43b9cbb0eb4924ab()))
+	swig_r = (MemoryReport)(SwigcptrMemoryReport(C._wrap_new_MemoryReport_swig_40d656d168463e9f()))
 	return swig_r
 }
 
 func DeleteMemoryReport(arg1 MemoryReport) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_MemoryReport_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_MemoryReport_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 type MemoryReport interface {
@@ -726,89 +726,89 @@ func (p SwigcptrTrainSummary) SwigIsTrainSummary() {
 func (arg1 SwigcptrTrainSummary) GetEpochs_run() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_TrainSummary_epochs_run_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_TrainSummary_epochs_run_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetBest_epoch() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_TrainSummary_best_epoch_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_TrainSummary_best_epoch_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetResumed_from_epoch() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_TrainSummary_resumed_from_epoch_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_TrainSummary_resumed_from_epoch_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetEarly_stopped() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_TrainSummary_early_stopped_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_TrainSummary_early_stopped_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetInitial_validation_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_initial_validation_loss_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_initial_validation_loss_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetBest_validation_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_best_validation_loss_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_best_validation_loss_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetFinal_validation_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_final_validation_loss_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_final_validation_loss_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetFinal_train_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_final_train_loss_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_final_train_loss_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetTrain_seconds() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_train_seconds_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_train_seconds_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetSamples_per_second() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_samples_per_second_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_samples_per_second_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetPeak_activation_bytes() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_TrainSummary_peak_activation_bytes_get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_TrainSummary_peak_activation_bytes_get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewTrainSummary() (_swig_ret TrainSummary) {
 	var swig_r TrainSummary
-	swig_r = (TrainSummary)(SwigcptrTrainSummary(C._wrap_new_TrainSummary_swig_43b9cbb0eb4924ab()))
+	swig_r = (TrainSummary)(SwigcptrTrainSummary(C._wrap_new_TrainSummary_swig_40d656d168463e9f()))
 	return swig_r
 }
 
 func DeleteTrainSummary(arg1 TrainSummary) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_TrainSummary_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_TrainSummary_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 type TrainSummary interface {
@@ -838,26 +838,26 @@ func (p SwigcptrCheckpointConfig) SwigIsCheckpointConfig() {
 
 func NewCheckpointConfig() (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_new_CheckpointConfig_swig_43b9cbb0eb4924ab()))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_new_CheckpointConfig_swig_40d656d168463e9f()))
 	return swig_r
 }
 
 func DeleteCheckpointConfig(arg1 CheckpointConfig) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_CheckpointConfig_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_CheckpointConfig_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func CheckpointConfigCreateUniform(arg1 uint64) (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateUniform_swig_43b9cbb0eb4924ab(C.swig_type_16(_swig_i_0))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateUniform_swig_40d656d168463e9f(C.swig_type_16(_swig_i_0))))
 	return swig_r
 }
 
 func CheckpointConfigCreateSelective(arg1 IndexList) (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateSelective_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateSelective_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
@@ -865,14 +865,14 @@ func CheckpointConfigCreateDynamic(arg1 uint64, arg2 float64) (_swig_ret Checkpo
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateDynamic_swig_43b9cbb0eb4924ab(C.swig_type_17(_swig_i_0), C.double(_swig_i_1))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateDynamic_swig_40d656d168463e9f(C.swig_type_17(_swig_i_0), C.double(_swig_i_1))))
 	return swig_r
 }
 
 func CheckpointConfigCreateFromYaml(arg1 string) (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateFromYaml_swig_43b9cbb0eb4924ab(*(*C.swig_type_18)(unsafe.Pointer(&_swig_i_0)))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateFromYaml_swig_40d656d168463e9f(*(*C.swig_type_18)(unsafe.Pointer(&_swig_i_0)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -882,7 +882,7 @@ func CheckpointConfigCreateFromYaml(arg1 string) (_swig_ret CheckpointConfig) {
 func CheckpointConfigCreateFromJson(arg1 string) (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateFromJson_swig_43b9cbb0eb4924ab(*(*C.swig_type_19)(unsafe.Pointer(&_swig_i_0)))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateFromJson_swig_40d656d168463e9f(*(*C.swig_type_19)(unsafe.Pointer(&_swig_i_0)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -892,53 +892,53 @@ func CheckpointConfigCreateFromJson(arg1 string) (_swig_ret CheckpointConfig) {
 func (arg1 SwigcptrCheckpointConfig) Clone() (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_Clone_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_Clone_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrCheckpointConfig) SetCheckpointAttention(arg2 bool) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_CheckpointConfig_SetCheckpointAttention_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C._Bool(_swig_i_1))
+	C._wrap_CheckpointConfig_SetCheckpointAttention_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C._Bool(_swig_i_1))
 }
 
 func (arg1 SwigcptrCheckpointConfig) SetCheckpointFfn(arg2 bool) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_CheckpointConfig_SetCheckpointFfn_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C._Bool(_swig_i_1))
+	C._wrap_CheckpointConfig_SetCheckpointFfn_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C._Bool(_swig_i_1))
 }
 
 func (arg1 SwigcptrCheckpointConfig) SetMinInterval(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_CheckpointConfig_SetMinInterval_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_20(_swig_i_1))
+	C._wrap_CheckpointConfig_SetMinInterval_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_20(_swig_i_1))
 }
 
 func (arg1 SwigcptrCheckpointConfig) GetStrategy() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_CheckpointConfig_GetStrategy_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_CheckpointConfig_GetStrategy_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCheckpointConfig) GetCheckpointAttention() (_swig_ret bool) {
 	var swig_r bool
 	_swig_i_0 := arg1
-	swig_r = (bool)(C._wrap_CheckpointConfig_GetCheckpointAttention_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (bool)(C._wrap_CheckpointConfig_GetCheckpointAttention_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCheckpointConfig) GetCheckpointFfn() (_swig_ret bool) {
 	var swig_r bool
 	_swig_i_0 := arg1
-	swig_r = (bool)(C._wrap_CheckpointConfig_GetCheckpointFfn_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (bool)(C._wrap_CheckpointConfig_GetCheckpointFfn_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCheckpointConfig) GetMinInterval() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_CheckpointConfig_GetMinInterval_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_CheckpointConfig_GetMinInterval_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -946,7 +946,7 @@ func (arg1 SwigcptrCheckpointConfig) GetShouldCheckpoint(arg2 uint64) (_swig_ret
 	var swig_r bool
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (bool)(C._wrap_CheckpointConfig_GetShouldCheckpoint_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_22(_swig_i_1)))
+	swig_r = (bool)(C._wrap_CheckpointConfig_GetShouldCheckpoint_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_22(_swig_i_1)))
 	return swig_r
 }
 
@@ -954,7 +954,7 @@ func (arg1 SwigcptrCheckpointConfig) GetMemorySavings(arg2 uint64) (_swig_ret fl
 	var swig_r float64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (float64)(C._wrap_CheckpointConfig_GetMemorySavings_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_23(_swig_i_1)))
+	swig_r = (float64)(C._wrap_CheckpointConfig_GetMemorySavings_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_23(_swig_i_1)))
 	return swig_r
 }
 
@@ -962,19 +962,19 @@ func (arg1 SwigcptrCheckpointConfig) GetComputeOverhead(arg2 uint64) (_swig_ret 
 	var swig_r float64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (float64)(C._wrap_CheckpointConfig_GetComputeOverhead_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_24(_swig_i_1)))
+	swig_r = (float64)(C._wrap_CheckpointConfig_GetComputeOverhead_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_24(_swig_i_1)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCheckpointConfig) Validate() {
 	_swig_i_0 := arg1
-	C._wrap_CheckpointConfig_Validate_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_CheckpointConfig_Validate_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrCheckpointConfig) GetSummary() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_CheckpointConfig_GetSummary_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_CheckpointConfig_GetSummary_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -984,7 +984,7 @@ func (arg1 SwigcptrCheckpointConfig) GetSummary() (_swig_ret string) {
 func (arg1 SwigcptrCheckpointConfig) ToYaml() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_CheckpointConfig_ToYaml_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_CheckpointConfig_ToYaml_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -994,7 +994,7 @@ func (arg1 SwigcptrCheckpointConfig) ToYaml() (_swig_ret string) {
 func (arg1 SwigcptrCheckpointConfig) ToJson() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_CheckpointConfig_ToJson_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_CheckpointConfig_ToJson_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1033,7 +1033,7 @@ func (p SwigcptrConfig) SwigIsConfig() {
 func NewConfig(arg1 string) (_swig_ret Config) {
 	var swig_r Config
 	_swig_i_0 := arg1
-	swig_r = (Config)(SwigcptrConfig(C._wrap_new_Config_swig_43b9cbb0eb4924ab(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)))))
+	swig_r = (Config)(SwigcptrConfig(C._wrap_new_Config_swig_40d656d168463e9f(*(*C.swig_type_28)(unsafe.Pointer(&_swig_i_0)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1042,13 +1042,13 @@ func NewConfig(arg1 string) (_swig_ret Config) {
 
 func DeleteConfig(arg1 Config) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Config_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Config_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func ConfigCreateFromFile(arg1 string) (_swig_ret Config) {
 	var swig_r Config
 	_swig_i_0 := arg1
-	swig_r = (Config)(SwigcptrConfig(C._wrap_Config_CreateFromFile_swig_43b9cbb0eb4924ab(*(*C.swig_type_29)(unsafe.Pointer(&_swig_i_0)))))
+	swig_r = (Config)(SwigcptrConfig(C._wrap_Config_CreateFromFile_swig_40d656d168463e9f(*(*C.swig_type_29)(unsafe.Pointer(&_swig_i_0)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1058,7 +1058,7 @@ func ConfigCreateFromFile(arg1 string) (_swig_ret Config) {
 func (arg1 SwigcptrConfig) Clone() (_swig_ret Config) {
 	var swig_r Config
 	_swig_i_0 := arg1
-	swig_r = (Config)(SwigcptrConfig(C._wrap_Config_Clone_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))))
+	swig_r = (Config)(SwigcptrConfig(C._wrap_Config_Clone_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
@@ -1066,7 +1066,7 @@ func (arg1 SwigcptrConfig) GetValue(arg2 string) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_Config_GetValue_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_Config_GetValue_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), *(*C.swig_type_31)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1080,7 +1080,7 @@ func (arg1 SwigcptrConfig) SetValue(arg2 string, arg3 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_Config_SetValue_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_Config_SetValue_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), *(*C.swig_type_32)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_33)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1092,25 +1092,25 @@ func (arg1 SwigcptrConfig) SetValue(arg2 string, arg3 string) {
 func (arg1 SwigcptrConfig) SetCheckpoint(arg2 CheckpointConfig) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_Config_SetCheckpoint_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_Config_SetCheckpoint_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 func (arg1 SwigcptrConfig) GetCheckpoint() (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_Config_GetCheckpoint_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_Config_GetCheckpoint_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrConfig) Validate() {
 	_swig_i_0 := arg1
-	C._wrap_Config_Validate_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_Config_Validate_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrConfig) ToYaml() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_Config_ToYaml_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_Config_ToYaml_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1141,62 +1141,62 @@ func (p SwigcptrTrainer) SwigIsTrainer() {
 func NewTrainer(arg1 Config) (_swig_ret Trainer) {
 	var swig_r Trainer
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (Trainer)(SwigcptrTrainer(C._wrap_new_Trainer_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))))
+	swig_r = (Trainer)(SwigcptrTrainer(C._wrap_new_Trainer_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func DeleteTrainer(arg1 Trainer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Trainer_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Trainer_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrTrainer) ClearProgress() {
 	_swig_i_0 := arg1
-	C._wrap_Trainer_ClearProgress_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_Trainer_ClearProgress_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrTrainer) SetProgressHandle(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_Trainer_SetProgressHandle_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_35(_swig_i_1))
+	C._wrap_Trainer_SetProgressHandle_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_35(_swig_i_1))
 }
 
 func (arg1 SwigcptrTrainer) Train() (_swig_ret TrainReport) {
 	var swig_r TrainReport
 	_swig_i_0 := arg1
-	swig_r = (TrainReport)(SwigcptrTrainReport(C._wrap_Trainer_Train_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))))
+	swig_r = (TrainReport)(SwigcptrTrainReport(C._wrap_Trainer_Train_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainer) Resume() (_swig_ret TrainReport) {
 	var swig_r TrainReport
 	_swig_i_0 := arg1
-	swig_r = (TrainReport)(SwigcptrTrainReport(C._wrap_Trainer_Resume_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))))
+	swig_r = (TrainReport)(SwigcptrTrainReport(C._wrap_Trainer_Resume_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainer) Cancel() {
 	_swig_i_0 := arg1
-	C._wrap_Trainer_Cancel_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_Trainer_Cancel_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrTrainer) Evaluate(arg2 Metrics) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_Trainer_Evaluate_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_Trainer_Evaluate_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 func (arg1 SwigcptrTrainer) Predict() (_swig_ret Predictions) {
 	var swig_r Predictions
 	_swig_i_0 := arg1
-	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Trainer_Predict_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))))
+	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Trainer_Predict_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainer) PredictCsv(arg2 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_Trainer_PredictCsv_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_Trainer_PredictCsv_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1205,7 +1205,7 @@ func (arg1 SwigcptrTrainer) PredictCsv(arg2 string) {
 func (arg1 SwigcptrTrainer) Save(arg2 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_Trainer_Save_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_Trainer_Save_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1214,14 +1214,14 @@ func (arg1 SwigcptrTrainer) Save(arg2 string) {
 func (arg1 SwigcptrTrainer) MeasureMemory(arg2 MemoryReport) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_Trainer_MeasureMemory_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_Trainer_MeasureMemory_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 func TrainerCreateFromData(arg1 Config, arg2 Data) (_swig_ret Trainer) {
 	var swig_r Trainer
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (Trainer)(SwigcptrTrainer(C._wrap_Trainer_CreateFromData_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
+	swig_r = (Trainer)(SwigcptrTrainer(C._wrap_Trainer_CreateFromData_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
 	return swig_r
 }
 
@@ -1229,7 +1229,7 @@ func (arg1 SwigcptrTrainer) PredictData(arg2 Data) (_swig_ret Predictions) {
 	var swig_r Predictions
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Trainer_PredictData_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
+	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Trainer_PredictData_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
 	return swig_r
 }
 
@@ -1260,27 +1260,27 @@ func (p SwigcptrPredictions) SwigIsPredictions() {
 
 func DeletePredictions(arg1 Predictions) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Predictions_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Predictions_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrPredictions) GetForecastCount() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_Predictions_GetForecastCount_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_Predictions_GetForecastCount_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrPredictions) GetHorizon() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_Predictions_GetHorizon_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_Predictions_GetHorizon_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrPredictions) GetQuantileCount() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_Predictions_GetQuantileCount_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_Predictions_GetQuantileCount_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1288,7 +1288,7 @@ func (arg1 SwigcptrPredictions) GetQuantile(arg2 uint64) (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (float64)(C._wrap_Predictions_GetQuantile_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_41(_swig_i_1)))
+	swig_r = (float64)(C._wrap_Predictions_GetQuantile_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_41(_swig_i_1)))
 	return swig_r
 }
 
@@ -1296,14 +1296,14 @@ func (arg1 SwigcptrPredictions) GetForecastInfo(arg2 uint64, arg3 ForecastInfo) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	C._wrap_Predictions_GetForecastInfo_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_42(_swig_i_1), C.uintptr_t(_swig_i_2))
+	C._wrap_Predictions_GetForecastInfo_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_42(_swig_i_1), C.uintptr_t(_swig_i_2))
 }
 
 func (arg1 SwigcptrPredictions) GetSeriesName(arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_Predictions_GetSeriesName_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_44(_swig_i_1))
+	swig_r_p := C._wrap_Predictions_GetSeriesName_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_44(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1313,28 +1313,28 @@ func (arg1 SwigcptrPredictions) GetSeriesName(arg2 uint64) (_swig_ret string) {
 func (arg1 SwigcptrPredictions) GetValues() (_swig_ret FloatArray) {
 	var swig_r FloatArray
 	_swig_i_0 := arg1
-	swig_r = (FloatArray)(SwigcptrFloatArray(C._wrap_Predictions_GetValues_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))))
+	swig_r = (FloatArray)(SwigcptrFloatArray(C._wrap_Predictions_GetValues_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrPredictions) GetActuals() (_swig_ret FloatArray) {
 	var swig_r FloatArray
 	_swig_i_0 := arg1
-	swig_r = (FloatArray)(SwigcptrFloatArray(C._wrap_Predictions_GetActuals_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))))
+	swig_r = (FloatArray)(SwigcptrFloatArray(C._wrap_Predictions_GetActuals_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrPredictions) GetTimes() (_swig_ret Int64Array) {
 	var swig_r Int64Array
 	_swig_i_0 := arg1
-	swig_r = (Int64Array)(SwigcptrInt64Array(C._wrap_Predictions_GetTimes_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))))
+	swig_r = (Int64Array)(SwigcptrInt64Array(C._wrap_Predictions_GetTimes_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrPredictions) WriteCsv(arg2 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_Predictions_WriteCsv_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_Predictions_WriteCsv_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), *(*C.swig_type_45)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1343,7 +1343,7 @@ func (arg1 SwigcptrPredictions) WriteCsv(arg2 string) {
 func (arg1 SwigcptrPredictions) ToArrowStream(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_Predictions_ToArrowStream_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1))
+	C._wrap_Predictions_ToArrowStream_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1))
 }
 
 type Predictions interface {
@@ -1374,7 +1374,7 @@ func (p SwigcptrModel) SwigIsModel() {
 func NewModel(arg1 string) (_swig_ret Model) {
 	var swig_r Model
 	_swig_i_0 := arg1
-	swig_r = (Model)(SwigcptrModel(C._wrap_new_Model_swig_43b9cbb0eb4924ab(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)))))
+	swig_r = (Model)(SwigcptrModel(C._wrap_new_Model_swig_40d656d168463e9f(*(*C.swig_type_47)(unsafe.Pointer(&_swig_i_0)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1383,14 +1383,14 @@ func NewModel(arg1 string) (_swig_ret Model) {
 
 func DeleteModel(arg1 Model) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Model_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Model_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrModel) Predict(arg2 string) (_swig_ret Predictions) {
 	var swig_r Predictions
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Model_Predict_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))))
+	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Model_Predict_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), *(*C.swig_type_48)(unsafe.Pointer(&_swig_i_1)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1401,7 +1401,7 @@ func (arg1 SwigcptrModel) PredictData(arg2 Data) (_swig_ret Predictions) {
 	var swig_r Predictions
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Model_PredictData_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
+	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Model_PredictData_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
 	return swig_r
 }
 
@@ -1424,19 +1424,19 @@ func (p SwigcptrData) SwigIsData() {
 func NewData(arg1 uint64) (_swig_ret Data) {
 	var swig_r Data
 	_swig_i_0 := arg1
-	swig_r = (Data)(SwigcptrData(C._wrap_new_Data_swig_43b9cbb0eb4924ab(C.swig_type_49(_swig_i_0))))
+	swig_r = (Data)(SwigcptrData(C._wrap_new_Data_swig_40d656d168463e9f(C.swig_type_49(_swig_i_0))))
 	return swig_r
 }
 
 func DeleteData(arg1 Data) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Data_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Data_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrData) GetNumRows() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Data_GetNumRows_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Data_GetNumRows_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1457,25 +1457,25 @@ func (p SwigcptrTrainReport) SwigIsTrainReport() {
 
 func DeleteTrainReport(arg1 TrainReport) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_TrainReport_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_TrainReport_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrTrainReport) GetSummary(arg2 TrainSummary) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_TrainReport_GetSummary_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_TrainReport_GetSummary_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 func (arg1 SwigcptrTrainReport) GetValidation(arg2 Metrics) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_TrainReport_GetValidation_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_TrainReport_GetValidation_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 func (arg1 SwigcptrTrainReport) GetMemory(arg2 MemoryReport) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_TrainReport_GetMemory_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_TrainReport_GetMemory_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 type TrainReport interface {
@@ -1497,25 +1497,25 @@ func (p SwigcptrIndexList) SwigIsIndexList() {
 
 func NewIndexList() (_swig_ret IndexList) {
 	var swig_r IndexList
-	swig_r = (IndexList)(SwigcptrIndexList(C._wrap_new_IndexList_swig_43b9cbb0eb4924ab()))
+	swig_r = (IndexList)(SwigcptrIndexList(C._wrap_new_IndexList_swig_40d656d168463e9f()))
 	return swig_r
 }
 
 func DeleteIndexList(arg1 IndexList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_IndexList_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_IndexList_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrIndexList) Add(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_IndexList_Add_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_51(_swig_i_1))
+	C._wrap_IndexList_Add_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_51(_swig_i_1))
 }
 
 func (arg1 SwigcptrIndexList) Count() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_IndexList_Count_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_IndexList_Count_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1537,13 +1537,13 @@ func (p SwigcptrFloatArray) SwigIsFloatArray() {
 
 func DeleteFloatArray(arg1 FloatArray) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_FloatArray_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_FloatArray_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrFloatArray) Count() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_FloatArray_Count_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_FloatArray_Count_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1551,7 +1551,7 @@ func (arg1 SwigcptrFloatArray) Get(arg2 uint64) (_swig_ret float32) {
 	var swig_r float32
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (float32)(C._wrap_FloatArray_Get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_54(_swig_i_1)))
+	swig_r = (float32)(C._wrap_FloatArray_Get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_54(_swig_i_1)))
 	return swig_r
 }
 
@@ -1573,13 +1573,13 @@ func (p SwigcptrInt64Array) SwigIsInt64Array() {
 
 func DeleteInt64Array(arg1 Int64Array) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Int64Array_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Int64Array_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrInt64Array) Count() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_Int64Array_Count_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_Int64Array_Count_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1587,7 +1587,7 @@ func (arg1 SwigcptrInt64Array) Get(arg2 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_Int64Array_Get_swig_43b9cbb0eb4924ab(C.uintptr_t(_swig_i_0), C.swig_type_57(_swig_i_1)))
+	swig_r = (int64)(C._wrap_Int64Array_Get_swig_40d656d168463e9f(C.uintptr_t(_swig_i_0), C.swig_type_57(_swig_i_1)))
 	return swig_r
 }
 
@@ -1600,7 +1600,7 @@ type Int64Array interface {
 
 func VersionString() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_VersionString_swig_43b9cbb0eb4924ab()
+	swig_r_p := C._wrap_VersionString_swig_40d656d168463e9f()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1609,32 +1609,32 @@ func VersionString() (_swig_ret string) {
 
 func VersionMajor() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VersionMajor_swig_43b9cbb0eb4924ab())
+	swig_r = (int)(C._wrap_VersionMajor_swig_40d656d168463e9f())
 	return swig_r
 }
 
 func VersionMinor() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VersionMinor_swig_43b9cbb0eb4924ab())
+	swig_r = (int)(C._wrap_VersionMinor_swig_40d656d168463e9f())
 	return swig_r
 }
 
 func VersionPatch() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VersionPatch_swig_43b9cbb0eb4924ab())
+	swig_r = (int)(C._wrap_VersionPatch_swig_40d656d168463e9f())
 	return swig_r
 }
 
 func ApiVersion() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ApiVersion_swig_43b9cbb0eb4924ab())
+	swig_r = (int)(C._wrap_ApiVersion_swig_40d656d168463e9f())
 	return swig_r
 }
 
 func StatusName(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_StatusName_swig_43b9cbb0eb4924ab(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_StatusName_swig_40d656d168463e9f(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1643,7 +1643,7 @@ func StatusName(arg1 int) (_swig_ret string) {
 
 func LastError() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_LastError_swig_43b9cbb0eb4924ab()
+	swig_r_p := C._wrap_LastError_swig_40d656d168463e9f()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 

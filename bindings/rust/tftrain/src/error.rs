@@ -120,6 +120,24 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// Into std's I/O error, with std's kind where there is one: an allocation failure
+/// (`Status::OutOfMemory`) becomes `io::ErrorKind::OutOfMemory`, so `?` into an `io::Result`
+/// keeps it recognisable; the original error stays reachable through `get_ref()`.
+impl From<Error> for std::io::Error {
+    fn from(error: Error) -> std::io::Error {
+        use std::io::ErrorKind;
+        let kind = match error.status {
+            Status::OutOfMemory => ErrorKind::OutOfMemory,
+            Status::InvalidArgument | Status::Config => ErrorKind::InvalidInput,
+            Status::Data | Status::Numerical => ErrorKind::InvalidData,
+            Status::Cancelled => ErrorKind::Interrupted,
+            Status::Unsupported => ErrorKind::Unsupported,
+            _ => ErrorKind::Other,
+        };
+        std::io::Error::new(kind, error)
+    }
+}
+
 pub type Result<T> = std::result::Result<T, Error>;
 
 /// Turns a status into a Result, reading the message of a failure immediately.
@@ -185,5 +203,24 @@ pub(crate) fn read_array<T: Copy + Default>(
         }
         check(code)?;
         return Ok(items);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_memory_is_stds_out_of_memory_kind() {
+        let status = Status::from_code(sys::TFT_ERROR_OUT_OF_MEMORY);
+        assert_eq!(status, Status::OutOfMemory);
+        assert_eq!(status.code(), sys::TFT_ERROR_OUT_OF_MEMORY);
+        let error = Error::new(status, "out of memory while training");
+        let io: std::io::Error = error.clone().into();
+        assert_eq!(io.kind(), std::io::ErrorKind::OutOfMemory);
+        let inner = io.get_ref().and_then(|e| e.downcast_ref::<Error>());
+        assert_eq!(inner, Some(&error));
+        let config: std::io::Error = Error::new(Status::Config, "bad key").into();
+        assert_eq!(config.kind(), std::io::ErrorKind::InvalidInput);
     }
 }
