@@ -4,10 +4,11 @@
 // on one thread: 11% of a reference training step and 17% of a fully checkpointed one (whose
 // recompute draws every mask again), more than any operator but the matrix products. This
 // module draws the same kind of mask (keep with probability 1 - p, kept values scaled by
-// 1 / (1 - p)) from ATen's Philox counter-based generator instead: one 64-bit seed taken from
-// the CPU generator per call, then every element's number depends only on that seed
-// and the element's index, so the work splits over threads and vectorises, and the masks do
-// not depend on the thread count.
+// 1 / (1 - p)) from a Philox counter-based generator instead (philox_block.h: ATen's engine's
+// numbers, 8 counters per AVX2 register): one 64-bit seed taken from the CPU generator per call,
+// then every element's number depends only on that seed and the element's index, so the work
+// splits over threads and vectorises, and the masks do not depend on the thread count. The mask
+// is applied in the same pass that draws it; no mask tensor is made.
 //
 // Masks come from the generators installed on the thread (checkpoint/generators.h: a
 // trainer's own), else LibTorch's default ones. Checkpointing needs nothing new: a recompute
