@@ -92,7 +92,7 @@ import json
 import sys
 
 sys.dont_write_bytecode = True  # no bench/__pycache__ left behind
-sys.path.insert(0, "bench")
+sys.path.insert(0, "bench/accuracy")
 from example_accuracy import seeds_markdown
 
 with open(sys.argv[1]) as f:
