@@ -48,6 +48,28 @@ static tft_metrics train_tiny(const char* dir) {
   return result.validation;
 }
 
+/* Trains `trainer` with `headroom` bytes of address space more than the process holds, expects
+ * TFT_ERROR_OUT_OF_MEMORY with a one-line message naming the call, and returns that message. */
+static const char* train_out_of_memory(tft_trainer* trainer, rlim_t headroom) {
+  struct rlimit original, limited;
+  tft_train_report* report = NULL;
+  tft_status status;
+  const char* message;
+  assert_int_equal(getrlimit(RLIMIT_AS, &original), 0);
+  limited = original;
+  limited.rlim_cur = address_space_bytes() + headroom;
+  assert_int_equal(setrlimit(RLIMIT_AS, &limited), 0);
+  status = tft_trainer_train(trainer, &report);
+  message = tft_last_error();
+  assert_int_equal(setrlimit(RLIMIT_AS, &original), 0); /* the soft limit back up */
+  if (status != TFT_ERROR_OUT_OF_MEMORY) fail_msg("status %d: %s", (int)status, message);
+  print_message("tft_last_error(): %s\n", message);
+  assert_true(strncmp(message, "tft_trainer_train: out of memory", 32) == 0);
+  assert_null(strchr(message, '\n')); /* one line: no stack frames */
+  assert_null(report);
+  return message;
+}
+
 static void out_of_memory_is_a_status(void** state) {
   char before_dir[256], big_dir[256], after_dir[256], path[400];
   struct rlimit original, limited;
@@ -104,15 +126,7 @@ static void out_of_memory_is_a_status(void** state) {
   ASSERT_OK(tft_config_set_value(config, "training.epochs", "1"));
   ASSERT_OK(tft_trainer_create(config, &trainer));
   tft_config_free(config);
-  limited.rlim_cur = address_space_bytes() + ((rlim_t)64 << 20);
-  assert_int_equal(setrlimit(RLIMIT_AS, &limited), 0);
-  status = tft_trainer_train(trainer, &report);
-  message = tft_last_error();
-  assert_int_equal(setrlimit(RLIMIT_AS, &original), 0);
-  if (status != TFT_ERROR_OUT_OF_MEMORY) fail_msg("status %d: %s", (int)status, message);
-  print_message("tft_last_error(): %s\n", message);
-  assert_true(strncmp(message, "tft_trainer_train: out of memory", 32) == 0);
-  assert_null(strchr(message, '\n'));
+  train_out_of_memory(trainer, (rlim_t)64 << 20);
   snprintf(path, sizeof path, "%s/model", big_dir);
   assert_false(file_exists(path));
   ASSERT_OK(tft_trainer_train(trainer, &report));
@@ -128,19 +142,12 @@ static void out_of_memory_is_a_status(void** state) {
   ASSERT_OK(tft_config_set_value(config, "training.epochs", "1"));
   ASSERT_OK(tft_trainer_create(config, &trainer));
   tft_config_free(config);
-  limited.rlim_cur = address_space_bytes() + ((rlim_t)6 << 20);
-  assert_int_equal(setrlimit(RLIMIT_AS, &limited), 0);
-  status = tft_trainer_train(trainer, &report);
-  message = tft_last_error();
-  assert_int_equal(setrlimit(RLIMIT_AS, &original), 0);
-  if (status != TFT_ERROR_OUT_OF_MEMORY) fail_msg("status %d: %s", (int)status, message);
-  print_message("tft_last_error(): %s\n", message);
+  message = train_out_of_memory(trainer, (rlim_t)6 << 20);
   /* A step, or the validation at the end of the epoch, whichever the allocator fails first. */
   assert_true(strstr(message, "tft_trainer_train: out of memory: training step ") != NULL ||
               strstr(message, "tft_trainer_train: out of memory: the validation after epoch 1: ") !=
                   NULL);
   assert_non_null(strstr(message, "an allocation of "));
-  assert_null(strchr(message, '\n'));
   tft_trainer_free(trainer);
 
   /* The same process trains as it did before the failure. */
