@@ -19,9 +19,9 @@
 // On the CPU (float32, bfloat16, half and double), kernels over at::parallel_for, one row of H at
 // a time, deterministic for any thread count: the weight's gradient is summed over fixed blocks of
 // rows, then over the blocks in order. The rows are vectorised (lane_math.h), with AVX2 where the
-// CPU has it (cpu_isa.h); every instruction set gives the same bits. Elsewhere (CUDA), the same function over ATen operators
-// (GluAddNormPath::Aten), so the memory saving holds there too; the CPU can run that path for
-// tests.
+// CPU has it (cpu_isa.h); every instruction set gives the same bits. Elsewhere (CUDA), the same
+// function over ATen operators (GluAddNormPath::Aten), so the memory saving holds there too; the
+// CPU can run that path for tests.
 #pragma once
 
 #include <ATen/core/Tensor.h>
