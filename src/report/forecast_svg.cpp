@@ -17,8 +17,10 @@ namespace {
 constexpr const char* kActualColour = "#222222";
 constexpr const char* kForecastColour = "#2f6db5";
 constexpr const char* kFutureColour = "#e07b20";
-constexpr double kLeft = 78, kRight = 24, kTop = 30, kBottom = 34;
+constexpr double kTop = 30, kBottom = 34;
 
+using svg::kPlotLeft;
+using svg::kPlotRight;
 using svg::nice_ticks;
 using svg::num;
 using svg::tick_label;
@@ -72,10 +74,10 @@ std::string forecast_svg(const TimeSeriesDataset& dataset, const Predictions& pr
   const double height = legend_h + panel_h * static_cast<double>(panels.size()) + 6;
   std::ostringstream svg;
   svg::open_svg(svg, options.width, height);
-  svg << "<text x=\"" << num(kLeft) << "\" y=\"18\" font-size=\"14\" font-weight=\"bold\">"
+  svg << "<text x=\"" << num(kPlotLeft) << "\" y=\"18\" font-size=\"14\" font-weight=\"bold\">"
       << xml_escape(options.title) << " (" << xml_escape(target) << ")</text>\n";
   // Legend.
-  double lx = kLeft;
+  double lx = kPlotLeft;
   const double ly = 34;
   auto legend_line = [&](const char* colour, const std::string& label, bool band) {
     if (band) {
@@ -142,7 +144,7 @@ std::string forecast_svg(const TimeSeriesDataset& dataset, const Predictions& pr
     y_hi += pad;
 
     const double top = legend_h + panel_h * static_cast<double>(k);
-    const double px0 = kLeft, px1 = width - kRight;
+    const double px0 = kPlotLeft, px1 = width - kPlotRight;
     const double py0 = top + kTop, py1 = top + panel_h - kBottom;
     const double span = std::max<double>(1.0, static_cast<double>(r1 - 1 - r0));
     auto X = [&](double row) { return px0 + (row - static_cast<double>(r0)) / span * (px1 - px0); };

@@ -14,6 +14,8 @@ namespace tft {
 
 namespace {
 
+using svg::kPlotLeft;
+using svg::kPlotRight;
 using svg::nice_ticks;
 using svg::num;
 using svg::tick_label;
@@ -23,9 +25,8 @@ constexpr const char* kLineColour = "#2f6db5";
 constexpr const char* kBarColour = "#2f6db5";
 constexpr const char* kNoteColour = "#666666";
 constexpr const char* kWarningColour = "#b03030";
-constexpr double kLeft = 78, kRight = 24;  // the attention panel's plot area
-constexpr double kCharWidth = 7;           // a generous mean width of a name's letters
-constexpr double kPercentRoom = 52;        // right of the longest bar, for its percentage
+constexpr double kCharWidth = 7;     // a generous mean width of a name's letters
+constexpr double kPercentRoom = 52;  // right of the longest bar, for its percentage
 constexpr double kRowHeight = 20, kBarHeight = 13;
 constexpr double kTitleHeight = 28;  // a panel's title line
 constexpr double kAttentionHeight = 270;
@@ -84,7 +85,7 @@ double importance_panel(std::ostream& out, const std::string& id, const std::str
                         const char* empty_note, const std::vector<VariableImportance>& list,
                         double width, double bar_left, std::size_t max_name_chars, double top) {
   const std::vector<Bar> bars = sorted_bars(list);
-  const double px0 = bar_left, px1 = width - kRight - kPercentRoom;
+  const double px0 = bar_left, px1 = width - kPlotRight - kPercentRoom;
   const auto non_finite = static_cast<std::size_t>(
       std::count_if(bars.begin(), bars.end(), [](const Bar& b) { return !b.finite; }));
   out << "<g id=\"" << id << "\" class=\"panel\">\n";
@@ -167,7 +168,7 @@ double attention_panel(std::ostream& out, const Interpretation& interpretation, 
   for (double v : values) y_hi = std::max(y_hi, v);
   y_hi = y_hi > 0 ? y_hi * 1.08 : 1.0;
 
-  const double px0 = kLeft, px1 = width - kRight;
+  const double px0 = kPlotLeft, px1 = width - kPlotRight;
   const double py0 = top + 46, py1 = top + kAttentionHeight - 42;
   const double span = static_cast<double>(std::max<std::int64_t>(1, e - 1));
   auto X = [&](double position) {
@@ -266,7 +267,7 @@ std::string interpretation_svg(const Interpretation& interpretation,
     }
   }
   const double bar_left =
-      std::max(kLeft, std::min(24 + kCharWidth * static_cast<double>(longest), width * 0.45));
+      std::max(kPlotLeft, std::min(24 + kCharWidth * static_cast<double>(longest), width * 0.45));
 
   std::ostringstream body;
   double y = 30;
@@ -283,7 +284,7 @@ std::string interpretation_svg(const Interpretation& interpretation,
           ? "over " +
                 count_text(static_cast<std::size_t>(interpretation.windows), "validation window")
           : "no validation windows";
-  svg << "<text x=\"" << num(kLeft) << "\" y=\"18\" font-size=\"14\" font-weight=\"bold\">"
+  svg << "<text x=\"" << num(kPlotLeft) << "\" y=\"18\" font-size=\"14\" font-weight=\"bold\">"
       << xml_escape(options.title + " (" + over + ")") << "</text>\n";
   svg << body.str() << "</svg>\n";
   return svg.str();

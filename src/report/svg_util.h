@@ -9,6 +9,10 @@
 
 namespace tft::svg {
 
+// A plot's margins left and right of its axes, the same in every file so panels line up: the
+// left one holds the y axis' tick labels.
+constexpr double kPlotLeft = 78, kPlotRight = 24;
+
 // `text` safe inside an XML element or a double-quoted attribute: & < > " escaped, and every
 // byte XML 1.0 cannot hold (control characters other than tab, newline and carriage return,
 // bytes that are not valid UTF-8) replaced by U+FFFD, so any name gives a well-formed file.

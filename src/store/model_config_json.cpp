@@ -7,8 +7,8 @@ namespace tft {
 
 namespace {
 
-constexpr const char* kFormat = "tftrain-model-config";
-constexpr int kVersion = 1;
+constexpr const char* kConfigFormat = "tftrain-model-config";
+constexpr int kConfigVersion = 1;
 
 nlohmann::ordered_json categoricals_to_json(const std::vector<CategoricalVariable>& variables) {
   nlohmann::ordered_json list = nlohmann::ordered_json::array();
@@ -52,8 +52,8 @@ std::vector<CategoricalVariable> categoricals_from(const nlohmann::json& json,
 
 nlohmann::ordered_json model_config_to_json(const ModelConfig& c) {
   nlohmann::ordered_json j;
-  j["format"] = kFormat;
-  j["version"] = kVersion;
+  j["format"] = kConfigFormat;
+  j["version"] = kConfigVersion;
   j["hidden_size"] = c.hidden_size;
   j["attention_heads"] = c.attention_heads;
   j["dropout"] = c.dropout;
@@ -90,11 +90,11 @@ nlohmann::ordered_json model_config_to_json(const ModelConfig& c) {
 
 ModelConfig model_config_from_json(const nlohmann::json& j) {
   const std::string where = "model_config.json";
-  if (json_get_string(j, "format", where) != kFormat) {
-    throw IoError(where + ": key 'format': expected \"" + std::string(kFormat) + "\"");
+  if (json_get_string(j, "format", where) != kConfigFormat) {
+    throw IoError(where + ": key 'format': expected \"" + std::string(kConfigFormat) + "\"");
   }
-  if (json_get_int(j, "version", where) != kVersion) {
-    throw IoError(where + ": key 'version': expected " + std::to_string(kVersion));
+  if (json_get_int(j, "version", where) != kConfigVersion) {
+    throw IoError(where + ": key 'version': expected " + std::to_string(kConfigVersion));
   }
   ModelConfig c;
   c.hidden_size = json_get_int(j, "hidden_size", where);

@@ -12,9 +12,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-constexpr const char* kFormat = "tftrain-snapshot";
+constexpr const char* kSnapshotFormat = "tftrain-snapshot";
 // 2: sealed (a SHA-256 over the payload), and the state may hold an epoch in progress.
-constexpr std::int64_t kVersion = 2;
+constexpr std::int64_t kSnapshotVersion = 2;
 
 nlohmann::json epoch_in_progress_to_json(const EpochInProgress& e) {
   nlohmann::json j;
@@ -111,13 +111,14 @@ void save_snapshot(const fs::path& path, const SnapshotState& state, const TFTMo
   archive.write("optimizer", adam);
   archive.write("rng_cpu", rng.cpu.cpu());
   if (rng.cuda.defined()) archive.write("rng_cuda", rng.cuda.cpu());
-  save_sealed_archive(path, archive, kFormat, kVersion);
+  save_sealed_archive(path, archive, kSnapshotFormat, kSnapshotVersion);
 }
 
 Snapshot load_snapshot(const fs::path& path, const TFTModel& model,
                        torch::optim::Optimizer& optimizer) {
   const std::string where = "snapshot '" + path.string() + "'";
-  torch::serialize::InputArchive archive = load_sealed_archive(path, kFormat, kVersion, where);
+  torch::serialize::InputArchive archive =
+      load_sealed_archive(path, kSnapshotFormat, kSnapshotVersion, where);
   c10::IValue state_text;
   if (!archive.try_read("state", state_text) || !state_text.isString()) {
     throw IoError(where + ": no training state in it");
