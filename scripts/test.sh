@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, configures, builds and runs every test with ctest.
 #
-#   scripts/test.sh              LibTorch 2.x from the pinned PyPI wheel (build/): the default
+#   scripts/test.sh              LibTorch 2.x from the pinned PyPI wheel (build/): the default;
+#                                then the SDK archive (scripts/make-sdk.sh, build/dist/) and its
+#                                consumer test (scripts/sdk-consumer-test.sh)
 #   scripts/test.sh --debian     Debian's LibTorch 1.13 (build-debian/), file by file (no unity)
 #   scripts/test.sh --cuda-compile
 #                                the wheel's LibTorch with -DTFT_WITH_CUDA=ON (build-cuda/), on a
@@ -55,7 +57,13 @@ for leg in "${legs[@]}"; do
       ./scripts/lint.sh ;;
     wheel)
       prefix=$(./scripts/setup-deps.sh | tail -n 1)
-      run_leg "LibTorch 2.x (PyPI wheel)" build -DTFT_TORCH_PREFIX="$prefix" ;;
+      run_leg "LibTorch 2.x (PyPI wheel)" build -DTFT_TORCH_PREFIX="$prefix"
+      # The SDK archive from this build, used as a host would: unpacked elsewhere, alone.
+      start=$SECONDS
+      archive=$(./scripts/make-sdk.sh build build/dist | tail -n 1)
+      ./scripts/sdk-consumer-test.sh "$archive" build/bin/tft_train_yaml
+      echo "== test.sh: the SDK archive and its consumer test passed in $((SECONDS - start)) s ==" >&2
+      ;;
     debian)
       ./scripts/setup-deps.sh --debian
       # File by file, not in unity batches: a file that compiles only beside its batch
