@@ -34,10 +34,9 @@ set(TFT_ARROW_PYTHON "${_tft_wheel_python}" CACHE FILEPATH
     "The Python whose pyarrow provides Arrow C++ and Parquet")
 
 # pip builds in a folder of its own (build-python/, at build/'s depth): with paths rewritten
-# relative to the root and the folder not hashed, ccache serves it build/'s objects of the same
-# checkout. Not another checkout's, for the translation units that reuse the LibTorch
-# precompiled header: CMake's cmake_pch.hxx includes the header by its absolute path. A
-# CCACHE_BASEDIR of the caller's wins.
+# relative to the root and the folder not hashed, ccache serves it build/'s objects, and another
+# checkout's (the precompiled header is included by include path, __FILE__ is relative: the
+# root CMakeLists.txt). A CCACHE_BASEDIR of the caller's wins.
 if(CCACHE_PROGRAM AND NOT DEFINED ENV{CCACHE_BASEDIR})
   list(APPEND _tft_ccache_env CCACHE_BASEDIR=${PROJECT_SOURCE_DIR} CCACHE_NOHASHDIR=1)
   set(_tft_ccache ${CMAKE_COMMAND} -E env
