@@ -20,7 +20,7 @@
 # CPU only. LibTorch comes from the PyPI wheel the build used, whose libtorch_cpu also loads
 # CUDA's runtime and profiler libraries (libcudart, libcupti: 7 MiB, bundled; no GPU or driver
 # needed). A CUDA build of libtftrain would need the wheel's CUDA libraries too (about 3 GiB), so
-# CUDA users build from source (README: Building).
+# CUDA users build from source (README.md, "GPU").
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
