@@ -99,6 +99,10 @@ read_table=$("${read_cmd[@]}")
 # regenerates it alone (see bench/accuracy/public_accuracy.py).
 public_accuracy_section=$(sed -n '/^<!-- public-accuracy:begin -->$/,/^<!-- public-accuracy:end -->$/p' \
                           BENCHMARKS.md 2>/dev/null || true)
+# The cold build (two builds of tft-train from nothing, about 9 minutes) is kept as it is too;
+# `bench/speed/build-time.sh --update BENCHMARKS.md` regenerates it alone.
+build_time_section=$(sed -n '/^<!-- build-time:begin -->$/,/^<!-- build-time:end -->$/p' \
+                     BENCHMARKS.md 2>/dev/null || true)
 
 torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.version("torch"))')
 {
@@ -226,6 +230,10 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
   if [ -n "$public_accuracy_section" ]; then
     echo
     echo "$public_accuracy_section"
+  fi
+  if [ -n "$build_time_section" ]; then
+    echo
+    echo "$build_time_section"
   fi
 } > BENCHMARKS.md
 echo "wrote BENCHMARKS.md"

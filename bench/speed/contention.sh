@@ -88,9 +88,4 @@ PY
   echo
   echo "Command: \`bench/speed/contention.sh\` (raw lines in \`bench/results/contention.txt\`)."
 } >"$section"
-if [ -n "$update" ]; then
-  python3 bench/marked_section.py "$update" contention "$section" --before "<!-- operator-calls:begin -->"
-else
-  cat "$section"
-fi
-rm -f "$section"
+emit_section "$section" --before "<!-- operator-calls:begin -->"

@@ -37,8 +37,4 @@ trap 'rm -f "$section"' EXIT
   echo
   echo "Command: \`./build/bin/tft-kernel-bench --threads 2 --repeats 7 --json bench/results/kernels.json\`."
 } >"$section"
-if [ -n "$update" ]; then
-  python3 bench/marked_section.py "$update" kernels "$section" --before "<!-- operator-calls:begin -->"
-else
-  cat "$section"
-fi
+emit_section "$section" --before "<!-- operator-calls:begin -->"

@@ -87,8 +87,4 @@ PY
   echo "--strategies none --count-ops --json ...\`; the budgets are 30% of \`none\`'s peak"
   echo "(160 MiB and 2.6 MiB)."
 } >"$section"
-if [ -n "$update" ]; then
-  python3 bench/marked_section.py "$update" operator-calls "$section"
-else
-  cat "$section"
-fi
+emit_section "$section"
