@@ -5,6 +5,7 @@
 
 #include "common/atomic_file.h"
 #include "report/forecast_csv.h"
+#include "report/series_columns.h"
 
 using tft::capi::live;
 using tft::capi::require;
@@ -26,8 +27,7 @@ tft_predictions* make_predictions(const TimeSeriesDataset& dataset, Predictions 
                                         ? std::vector<std::string>{series_label(dataset, s)}
                                         : info.group_values);
   }
-  handle->series_columns =
-      group_columns.empty() ? std::vector<std::string>{"series"} : group_columns;
+  handle->series_columns = series_column_names(group_columns);
   handle->time_kind = dataset.time_kind();
   handle->times_have_zone = dataset.times_have_zone();
   handle->predictions = std::move(predictions);

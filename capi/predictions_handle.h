@@ -17,7 +17,7 @@ struct tft_predictions {
   std::vector<std::string> series_names;  // per dataset series
   std::string csv;                        // forecast.csv's text
   // What tft_predictions_to_arrow_stream types and names its columns by: forecast.csv's
-  // series columns (data.group_columns, or "series") and each series' values in them.
+  // series columns (report/series_columns.h) and each series' values in them.
   std::vector<std::string> series_columns;
   std::vector<std::vector<std::string>> series_values;  // per dataset series
   tft::TimeKind time_kind = tft::TimeKind::Integer;

@@ -6,6 +6,7 @@
 
 #include "common/atomic_file.h"
 #include "common/format.h"
+#include "report/series_columns.h"
 
 namespace tft {
 
@@ -36,14 +37,8 @@ std::string float_text(float value) {
 
 std::string forecast_csv(const TimeSeriesDataset& dataset, const Predictions& predictions,
                          const std::vector<std::string>& group_columns) {
-  std::string out = "kind,";
-  if (group_columns.empty()) {
-    out += "series";
-  } else {
-    for (std::size_t i = 0; i < group_columns.size(); ++i) {
-      out += (i > 0 ? "," : "") + csv_field(group_columns[i]);
-    }
-  }
+  std::string out = "kind";
+  for (const std::string& name : series_column_names(group_columns)) out += "," + csv_field(name);
   out += ",origin,time,horizon";
   for (double q : predictions.quantiles) out += ",q" + shortest_double(q);
   out += ",actual\n";

@@ -5,9 +5,10 @@
 //   future,store_00,2023-12-31,2024-01-01,1,402.5,415.0,431.8,
 //
 // kind is "validation" (a validation window: actual known) or "future" (the window after the
-// data: actual empty). Series columns are data.group_columns (one column "series" holding the
-// target's name when there are none); origin is the time of the last observed (encoder) step,
-// time the forecast step's time (times as they were read, TimeSeriesDataset::format_time),
+// data: actual empty). Series columns are named by series_column_names (series_columns.h):
+// data.group_columns, one renamed where it shares a fixed column's name, or one column "series"
+// holding the target's name when there are none; origin is the time of the last observed (encoder)
+// step, time the forecast step's time (times as they were read, TimeSeriesDataset::format_time),
 // horizon 1 ... prediction_length. Quantile columns are named "q" + the level. Fields are
 // quoted per RFC 4180 when they need it.
 #pragma once
@@ -21,7 +22,7 @@
 
 namespace tft {
 
-// The CSV text for `predictions` of `dataset`; `group_columns` names the series columns.
+// The CSV text for `predictions` of `dataset`; `group_columns` are data.group_columns.
 std::string forecast_csv(const TimeSeriesDataset& dataset, const Predictions& predictions,
                          const std::vector<std::string>& group_columns);
 

@@ -1,6 +1,8 @@
 /* A hand-built Arrow C stream producer for the C API tests (plain C99): 2 series "a", "b" of
- * 30 rows (columns t int64, g utf8, y float64), in batches, with faults on request. It counts
- * its stream's release calls and its live arrays, so a test sees release run exactly once. */
+ * 30 rows (columns t int64, origin utf8, y float64), in batches, with faults on request. It
+ * counts its stream's release calls and its live arrays, so a test sees release run exactly
+ * once. The group column is named like a column of the forecasts on purpose (issue 42: they
+ * must not come out with two columns "origin"). */
 #ifndef TFT_ARROW_PRODUCER_H
 #define TFT_ARROW_PRODUCER_H
 
@@ -44,7 +46,7 @@ static inline double producer_y(int row) {
 static inline void producer_write_csv(const char* path) {
   FILE* f = fopen(path, "w");
   int r;
-  fprintf(f, "t,g,y\n");
+  fprintf(f, "t,origin,y\n");
   for (r = 0; r < 2 * PRODUCER_SERIES_ROWS; ++r) {
     fprintf(f, "%lld,%s,%.17g\n", (long long)producer_t(r), producer_g(r), producer_y(r));
   }
@@ -81,7 +83,7 @@ static inline int producer_get_schema(struct ArrowArrayStream* stream, struct Ar
   if (p->fail_schema) return EIO;
   b = (schema_block*)calloc(1, sizeof *b);
   child_schema(&b->children[n++], "l", "t");
-  child_schema(&b->children[n++], "u", "g");
+  child_schema(&b->children[n++], "u", "origin");
   if (!p->omit_y) child_schema(&b->children[n++], p->y_binary ? "z" : "g", "y");
   for (i = 0; i < n; ++i) b->pointers[i] = &b->children[i];
   memset(out, 0, sizeof *out);

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
@@ -14,7 +15,7 @@
 #include "capi/capi_test_support.h"
 
 static const char* kConfig =
-    "data: {time_column: t, group_columns: [g], target: y}\n"
+    "data: {time_column: t, group_columns: [origin], target: y}\n"
     "windows: {encoder_length: 5, prediction_length: 2}\n"
     "split: {validation_steps: 4}\n"
     "model: {hidden_size: 8, attention_heads: 2}\n"
@@ -64,6 +65,17 @@ static void same_file(const char* a, const char* b) {
   free(y);
 }
 
+/* The series column is renamed, not doubled (report/series_columns.h). */
+static void expect_first_line(const char* path, const char* expected) {
+  char line[256] = {0};
+  FILE* f = fopen(path, "r");
+  assert_non_null(f);
+  assert_non_null(fgets(line, sizeof line, f));
+  fclose(f);
+  line[strcspn(line, "\n")] = '\0';
+  assert_string_equal(line, expected);
+}
+
 static void train_from_memory_like_from_csv(void** state) {
   char dir[256], path[300], out_a[300], out_b[300], csv_a[300], csv_b[300], model[320];
   producer p;
@@ -109,6 +121,7 @@ static void train_from_memory_like_from_csv(void** state) {
   snprintf(csv_a, sizeof csv_a, "%s/memory/forecast.csv", dir);
   snprintf(csv_b, sizeof csv_b, "%s/file/forecast.csv", dir);
   same_file(csv_a, csv_b);
+  expect_first_line(csv_b, "kind,series_origin,origin,time,horizon,q0.1,q0.5,q0.9,actual");
   ASSERT_OK(tft_trainer_predict_data(memory_trainer, data, &pa));
   snprintf(csv_a, sizeof csv_a, "%s/predict_data.csv", dir);
   ASSERT_OK(tft_predictions_write_csv(pa, csv_a));
@@ -133,8 +146,8 @@ static void train_from_memory_like_from_csv(void** state) {
   assert_int_equal(forecasts.get_schema(&forecasts, &schema), 0);
   assert_int_equal(schema.n_children, 5 + (int64_t)quantiles + 1);
   {
-    const char* names[] = {"kind", "g",    "origin", "time",  "horizon",
-                           "q0.1", "q0.5", "q0.9",   "actual"};
+    const char* names[] = {"kind", "series_origin", "origin", "time",  "horizon",
+                           "q0.1", "q0.5",          "q0.9",   "actual"};
     const char* formats[] = {"u", "u", "l", "l", "l", "g", "g", "g", "g"};
     for (i = 0; i < 9; ++i) {
       assert_string_equal(schema.children[i]->name, names[i]);

@@ -17,6 +17,7 @@
 #include "readers/csv_reader.h"
 #include "report/forecast_csv.h"
 #include "report/metrics.h"
+#include "report/series_columns.h"
 #include "report/summary.h"
 
 #include "support/cmocka_cpp.h"
@@ -176,11 +177,34 @@ TFT_TEST(test_summary) {
   assert_string_equal(tft::float_text(std::nanf("")).c_str(), "");
 }
 
+// Issue 42: a panel grouped by `origin` wrote forecast.csv with two columns "origin".
+TFT_TEST(test_series_columns_never_take_a_fixed_name) {
+  using Names = std::vector<std::string>;
+  assert_true(tft::series_column_names({}) == Names{"series"});
+  assert_true(tft::series_column_names({"store", "item"}) == (Names{"store", "item"}));
+  assert_true(tft::series_column_names({"origin"}) == Names{"series_origin"});
+  for (const char* fixed : {"kind", "origin", "time", "horizon", "actual", "fold", "naive",
+                            "seasonal_naive", "q0.5", "q1e-3", "q10"}) {
+    assert_true(tft::is_fixed_forecast_column(fixed));
+    assert_true(tft::series_column_names({fixed}) == Names{std::string("series_") + fixed});
+  }
+  for (const char* free : {"q", "qty", "q0.5x", "series", "Origin", "origin_airport"}) {
+    assert_false(tft::is_fixed_forecast_column(free));
+  }
+  // The renamed column must not take another group column's name: it is prefixed again.
+  assert_true(tft::series_column_names({"origin", "series_origin"}) ==
+              (Names{"series_series_origin", "series_origin"}));
+  assert_true(tft::series_column_names({"series_origin", "origin"}) ==
+              (Names{"series_origin", "series_series_origin"}));
+  assert_true(tft::series_column_names({"series"}) == Names{"series"});
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_metrics_by_hand),
       cmocka_unit_test(test_window_after_the_data),
       cmocka_unit_test(test_summary),
+      cmocka_unit_test(test_series_columns_never_take_a_fixed_name),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
