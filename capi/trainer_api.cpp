@@ -27,7 +27,7 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-tft_progress to_c(const tft::TrainProgress& p) {
+tft_progress progress_to_c(const tft::TrainProgress& p) {
   tft_progress out{};
   out.struct_size = sizeof out;
   out.kind = p.kind == tft::TrainProgress::Kind::Epoch ? TFT_PROGRESS_EPOCH : TFT_PROGRESS_STEP;
@@ -50,7 +50,7 @@ tft_status train(tft_trainer* handle, tft_train_report** report, bool resume,
   tft::ProgressCallback progress;
   if (handle->progress != nullptr) {
     progress = [fn = handle->progress, user = handle->progress_user](const tft::TrainProgress& p) {
-      const tft_progress c = to_c(p);
+      const tft_progress c = progress_to_c(p);
       return fn(&c, user) == 0;
     };
   }
@@ -82,11 +82,13 @@ tft_status tft_trainer_create_from_data(const tft_config* config, const tft_data
                                         tft_trainer** out) {
   TFT_API_BEGIN
   const auto* source = live(config, __func__, "config");
-  live(data, __func__, "data");
+  const tft_data* rows = live(data, __func__, "data");
   require(out, __func__, "out");
   auto handle = std::make_unique<tft_trainer>();
-  handle->trainer = std::make_unique<tft::Trainer>(
-      source->config, tft::capi::load_data(data, __func__, source->config));
+  // The trainer reads the rows itself: a refit (training.init_from) reads them with the saved
+  // model's transforms.
+  const std::unique_ptr<tft::RowSource> row_source = rows->data->rows();
+  handle->trainer = std::make_unique<tft::Trainer>(source->config, *row_source);
   *out = tft::capi::publish(std::move(handle));
   TFT_API_END
 }

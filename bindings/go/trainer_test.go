@@ -292,3 +292,35 @@ func TestParquetTrainsLikeCSV(t *testing.T) {
 		t.Fatal("no forecasts from the Parquet file")
 	}
 }
+
+// A refit (training.init_from, docs/refit.md) starts from the saved model: its first validation
+// loss is the saved model's, on the same data. A key that contradicts the saved architecture is
+// a config error naming it.
+func TestRefit(t *testing.T) {
+	first := t.TempDir()
+	cfg := tinyConfig(t)
+	defer cfg.Close()
+	check(t, cfg.Set("output.directory", first))
+	trainer := must(NewTrainer(cfg))
+	saved := must(trainer.Train())
+	trainer.Close()
+
+	refit := tinyConfig(t)
+	defer refit.Close()
+	check(t, refit.Set("training.init_from", filepath.Join(first, "model")))
+	trainer = must(NewTrainer(refit))
+	report := must(trainer.Train())
+	trainer.Close()
+	if report.InitialValidationLoss != saved.BestValidationLoss {
+		t.Errorf("refit's first validation loss %v, the saved model's %v",
+			report.InitialValidationLoss, saved.BestValidationLoss)
+	}
+	out := must(refit.Get("output.directory"))
+	summary := must(os.ReadFile(filepath.Join(out, "summary.json")))
+	if !strings.Contains(string(summary), `"init_from"`) {
+		t.Errorf("summary.json lacks init_from")
+	}
+	check(t, refit.Set("model.hidden_size", "16"))
+	_, err := NewTrainer(refit)
+	wantStatus(t, err, StatusConfig, "model.hidden_size is 16 here but 8")
+}

@@ -115,6 +115,7 @@ struct Options {
   std::string device;
   std::string precision;
   std::string memory_budget;
+  std::string init_from;
   std::int64_t epochs = 0;
   std::int64_t threads = 0;
   std::uint64_t seed = 0;
@@ -192,6 +193,11 @@ int main(int argc, char** argv) {
                    : std::string();
       });
   app.add_flag("--resume", o.resume, "continue from output/snapshots/last.pt when it exists");
+  CLI::Option* init_from =
+      app.add_option("--init-from", o.init_from,
+                     "training.init_from: start from a saved model's weights and fitted state "
+                     "(a refit, docs/refit.md)")
+          ->type_name("MODEL_DIR");
   CLI::Option* threads = app.add_option("--threads", o.threads, "training.threads (0: default)")
                              ->check(integer_at_least<std::int64_t>(0))
                              ->type_name("N");
@@ -260,6 +266,7 @@ int main(int argc, char** argv) {
       config.data.format = "parquet";
     }
     if (output->count() > 0) config.output.directory = absolute(o.output);
+    if (init_from->count() > 0) config.training.init_from = absolute(o.init_from);
     if (epochs->count() > 0) config.training.epochs = o.epochs;
     if (threads->count() > 0) config.training.threads = o.threads;
     if (seed->count() > 0) config.training.seed = o.seed;
@@ -296,6 +303,9 @@ int main(int argc, char** argv) {
           config.training.precision == tft::Precision::Float32
               ? std::string()
               : std::string("; precision ") + tft::to_string(config.training.precision);
+      if (!config.training.init_from.empty()) {
+        std::fprintf(stderr, "tft-train: refit from %s\n", config.training.init_from.c_str());
+      }
       // center auto's pilot fits ran while the trainer was made: say what they chose.
       const tft::TargetNormalizerConfig& normalizer =
           trainer.dataset().transforms().target_normalizer;

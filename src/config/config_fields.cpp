@@ -388,6 +388,16 @@ const std::vector<Field>& fields() {
     f.push_back(non_negative_int(
         "training.qat.freeze_observers_epoch",
         [](TrainConfig& c) -> std::int64_t& { return c.training.qat.freeze_observers_epoch; }));
+    f.push_back(path("training.init_from",
+                     [](TrainConfig& c) -> std::string& { return c.training.init_from; }));
+    f.push_back(
+        choice<InitScalers>("training.init_scalers",
+                            [](TrainConfig& c) -> InitScalers& { return c.training.init_scalers; },
+                            {InitScalers::Keep, InitScalers::Refit}));
+    f.push_back(choice<InitCategories>(
+        "training.init_categories",
+        [](TrainConfig& c) -> InitCategories& { return c.training.init_categories; },
+        {InitCategories::Unknown, InitCategories::Grow}));
     // output
     f.push_back(path("output.directory",
                      [](TrainConfig& c) -> std::string& { return c.output.directory; }));

@@ -357,7 +357,8 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
       t.distributed.timeout_seconds == u.distributed.timeout_seconds &&
       t.qat.enabled == u.qat.enabled && t.qat.start_epoch == u.qat.start_epoch &&
       t.qat.weight_bits == u.qat.weight_bits && t.qat.activation_bits == u.qat.activation_bits &&
-      t.qat.freeze_observers_epoch == u.qat.freeze_observers_epoch;
+      t.qat.freeze_observers_epoch == u.qat.freeze_observers_epoch && t.init_from == u.init_from &&
+      t.init_scalers == u.init_scalers && t.init_categories == u.init_categories;
   return data_equal && windows_equal && split_equal && model_equal && training_equal &&
          a.checkpoint == b.checkpoint && a.output.directory == b.output.directory &&
          a.output.calibration == b.output.calibration && a.base_dir == b.base_dir;
@@ -441,6 +442,23 @@ const char* to_string(DistributedBackend backend) {
     case DistributedBackend::Nccl: return "nccl";
   }
   return "auto";
+}
+
+const char* to_string(InitScalers scalers) {
+  return scalers == InitScalers::Refit ? "refit" : "keep";
+}
+
+const char* to_string(InitCategories categories) {
+  return categories == InitCategories::Grow ? "grow" : "unknown";
+}
+
+bool TrainConfig::was_given(const std::string& dotted_key) const {
+  for (std::string key = dotted_key;;) {
+    if (given_keys.count(key) > 0) return true;
+    const std::size_t cut = key.find_last_of('.');
+    if (cut == std::string::npos) return false;
+    key.resize(cut);
+  }
 }
 
 const char* to_string(CalibrationMethod method) {

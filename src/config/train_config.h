@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -104,6 +105,20 @@ enum class DistributedBackend {
   Auto,  // "auto": NCCL on CUDA devices where the build has it, else Gloo (as PyTorch does)
   Gloo,  // "gloo": CPU and GPU tensors (a GPU's through the host)
   Nccl,  // "nccl": CUDA devices only, in a CUDA build with NCCL (TFT_WITH_NCCL)
+};
+
+// A refit (training.init_from, docs/refit.md): what happens to the saved model's fitted state.
+enum class InitScalers {
+  Keep,   // "keep": the saved scalers (a series they lack gets statistics of its own training
+          // part); the model sees new rows exactly as it saw the old ones
+  Refit,  // "refit": the reals' scalers fitted again on this data's training parts
+};
+
+enum class InitCategories {
+  Unknown,  // "unknown": a category the saved encoders lack takes the unknown bucket (code 0),
+            // as it would in predict
+  Grow,     // "grow": it gets the next code and a new embedding row, which starts as a copy of
+            // the unknown bucket's row (so the refit starts from the saved model's forecasts)
 };
 
 enum class LrScheduleKind {
@@ -253,6 +268,13 @@ struct TrainingConfig {
   Precision precision = Precision::Float32;
   DistributedConfig distributed;
   QatConfig qat;
+  // A refit (docs/refit.md): a saved model's folder (saved_model.h) whose weights and fitted
+  // state this run starts from; empty: fresh weights. Its architecture, data schema and target
+  // normaliser replace the config's; a key given with another value is an error naming it.
+  // Relative paths in a YAML file resolve against the file's folder.
+  std::string init_from;
+  InitScalers init_scalers = InitScalers::Keep;
+  InitCategories init_categories = InitCategories::Unknown;
 };
 
 // How the quantile forecasts are calibrated after training (train/calibration.h).
@@ -286,6 +308,12 @@ struct TrainConfig {
   // The folder relative paths were resolved against (the YAML file's folder); empty when
   // the config was not loaded from a file or a base folder. Not part of the YAML.
   std::string base_dir;
+  // The dotted keys a YAML file or set_config_value gave, so a refit tells a key left at its
+  // default from one given (train/refit.h). Not part of the YAML, nor of equality.
+  std::set<std::string> given_keys;
+
+  // Whether `dotted_key`, or a section holding it, was given.
+  bool was_given(const std::string& dotted_key) const;
 
   // Every rule, in one place; throws ConfigError with the message of find_problem().
   void validate() const;
@@ -313,6 +341,8 @@ const char* to_string(TargetCenter center);
 const char* to_string(TargetMethod method);
 const char* to_string(TargetTransformation transformation);
 const char* to_string(LrScheduleKind kind);
+const char* to_string(InitScalers scalers);
+const char* to_string(InitCategories categories);
 const char* to_string(CalibrationMethod method);
 const char* to_string(DistributedBackend backend);
 

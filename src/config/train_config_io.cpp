@@ -109,6 +109,7 @@ void apply_section(TrainConfig& config, const YamlValue& map, const std::string&
       } else {
         field->set(config, value, key, ctx);
       }
+      config.given_keys.insert(key);
     } else if (is_section(key)) {
       apply_section(config, value, key, ctx);
     } else {
@@ -324,6 +325,7 @@ void set_config_value(TrainConfig& config, const std::string& dotted_key,
 
   const std::string chunks_prefix = "model.unit_chunks.";
   const std::string checkpoint_prefix = "checkpoint.";
+  updated.given_keys.insert(dotted_key);
   if (const Field* field = find_field(dotted_key)) {
     field->set(updated, value, dotted_key, ctx);
   } else if (dotted_key.rfind(chunks_prefix, 0) == 0 && dotted_key.size() > chunks_prefix.size()) {

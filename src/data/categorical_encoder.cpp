@@ -25,6 +25,14 @@ CategoricalEncoder CategoricalEncoder::fit(const std::vector<std::string>& value
   return CategoricalEncoder(std::move(distinct));
 }
 
+CategoricalEncoder CategoricalEncoder::grown_with(const CategoricalEncoder& other) const {
+  std::vector<std::string> categories = categories_;
+  for (const std::string& category : other.categories_) {
+    if (codes_.count(category) == 0) categories.push_back(category);
+  }
+  return CategoricalEncoder(std::move(categories));
+}
+
 CategoricalEncoder CategoricalEncoder::fit_on_rows(const std::vector<std::string>& values,
                                                    const std::vector<std::int32_t>& ids,
                                                    const std::vector<RowRange>& rows) {

@@ -32,6 +32,10 @@ class CategoricalEncoder {
                                         const std::vector<std::int32_t>& ids,
                                         const std::vector<RowRange>& rows);
 
+  // This encoder with the categories of `other` it lacks appended, in `other`'s order: every
+  // code of this one keeps its category (a refit growing the vocabulary, train/refit.h).
+  CategoricalEncoder grown_with(const CategoricalEncoder& other) const;
+
   // 1..n for a known category, 0 for anything else.
   std::int64_t encode(std::string_view value) const;
   // Replaces every id in `ids` (an index into `values`) by the code of its value.

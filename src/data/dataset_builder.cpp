@@ -5,11 +5,12 @@
 namespace tft {
 
 DatasetBuilder::DatasetBuilder(RowSource& source, const TrainConfig& config,
-                               const DataTransforms* fitted)
+                               const DataTransforms* fitted, const FittedTransformsUse& use)
     : source_(source),
       config_(config),
       data_(config.data),
       fitted_(fitted),
+      use_(use),
       target_normalizer_(fitted != nullptr ? fitted->target_normalizer
                                            : config.data.target_normalizer) {}
 

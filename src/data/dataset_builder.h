@@ -22,8 +22,10 @@ namespace tft {
 
 class DatasetBuilder {
  public:
-  // `fitted` may be null (fit here); the others must outlive the builder.
-  DatasetBuilder(RowSource& source, const TrainConfig& config, const DataTransforms* fitted);
+  // `fitted` may be null (fit here); `use` says what to fit beside it. The others must outlive
+  // the builder.
+  DatasetBuilder(RowSource& source, const TrainConfig& config, const DataTransforms* fitted,
+                 const FittedTransformsUse& use = {});
 
   TimeSeriesDataset build();
 
@@ -54,6 +56,7 @@ class DatasetBuilder {
   const TrainConfig& config_;
   const DataConfig& data_;
   const DataTransforms* fitted_;
+  FittedTransformsUse use_;
   // The saved model's normaliser when loading with fitted transforms, else the config's.
   TargetNormalizerConfig target_normalizer_;
   TimeSeriesDataset ds_;

@@ -1,6 +1,7 @@
 // DatasetBuilder's fitting steps: categorical encoders and scalers fitted on the training part
 // of each series (categorical_encoder.h, scaler.h, target_normalizer.h), or taken from
-// transforms fitted before, and where each column and series finds its statistics.
+// transforms fitted before (grown, refitted or extended by new series as FittedTransformsUse
+// says), and where each column and series finds its statistics.
 #include "common/error.h"
 #include "data/dataset_builder.h"
 #include "data/seasonality.h"
@@ -31,10 +32,15 @@ void DatasetBuilder::encode_categoricals() {
     const PlannedCategorical& col = plan_.categoricals[c];
     const std::vector<std::string>& values = category_values_[c];
     std::vector<std::int32_t>& column = ds_.categoricals_[c];
-    const CategoricalEncoder encoder = fitted_ != nullptr ? fitted_encoder(col.name)
-                                       : col.source.derived != DerivedFeature::None
-                                           ? CategoricalEncoder(calendar_domain(col.source.derived))
-                                           : CategoricalEncoder::fit_on_rows(values, column, parts);
+    const auto fit_here = [&] {
+      return col.source.derived != DerivedFeature::None
+                 ? CategoricalEncoder(calendar_domain(col.source.derived))
+                 : CategoricalEncoder::fit_on_rows(values, column, parts);
+    };
+    const CategoricalEncoder encoder = fitted_ == nullptr ? fit_here()
+                                       : use_.grow_categories
+                                           ? fitted_encoder(col.name).grown_with(fit_here())
+                                           : fitted_encoder(col.name);
     encoder.encode_ids(values, column);
     ds_.transforms_.encoders[col.name] = encoder;
     ds_.categorical_names_.push_back(col.name);
@@ -50,7 +56,9 @@ void DatasetBuilder::encode_static_categoricals() {
     const std::string& name = plan_.static_categoricals[i].name;
     const std::vector<std::string>& values = category_values_[n_cats + i];
     const CategoricalEncoder encoder =
-        fitted_ != nullptr ? fitted_encoder(name) : CategoricalEncoder::fit(values);
+        fitted_ == nullptr     ? CategoricalEncoder::fit(values)
+        : use_.grow_categories ? fitted_encoder(name).grown_with(CategoricalEncoder::fit(values))
+                               : fitted_encoder(name);
     for (std::size_t s = 0; s < ds_.series_.size(); ++s) {
       const std::int32_t id = static_ids_[s * n_sc + i];
       ds_.static_categoricals_[s * n_sc + i] = encoder.encode(values[static_cast<std::size_t>(id)]);
@@ -67,18 +75,26 @@ void DatasetBuilder::fit_scalers() {
   for (const PlannedReal& r : plan_.static_reals) static_names.push_back(r.name);
 
   ds_.transforms_.target_normalizer = target_normalizer_;
-  if (fitted_ != nullptr) {
-    ds_.transforms_.scaler = fitted_->scaler;
-    ds_.transforms_.static_scaler = fitted_->static_scaler;
-  } else {
+  const bool take_fitted = fitted_ != nullptr && !use_.refit_scalers;
+  const bool fit_here = !take_fitted || use_.fit_unseen_series;
+  StandardScaler scaler;
+  StandardScaler static_scaler;
+  if (fit_here) {
     std::vector<std::vector<std::string>> groups;
     for (const SeriesInfo& info : ds_.series_) groups.push_back(info.group_values);
     // The target's statistics are of its transformed values, by the normaliser's method.
-    ds_.transforms_.scaler =
-        fit_reals_scaler(data_.scaling, ds_.real_names_, std::move(groups), training_parts(),
-                         ds_.reals_, plan_.target_index(data_.target), target_normalizer_);
-    ds_.transforms_.static_scaler =
-        fit_static_scaler(data_.scaling, static_names, ds_.static_reals_);
+    scaler = fit_reals_scaler(data_.scaling, ds_.real_names_, std::move(groups), training_parts(),
+                              ds_.reals_, plan_.target_index(data_.target), target_normalizer_);
+    static_scaler = fit_static_scaler(data_.scaling, static_names, ds_.static_reals_);
+  }
+  if (take_fitted) {
+    ds_.transforms_.scaler = use_.fit_unseen_series && fitted_->scaler.mode() == data_.scaling
+                                 ? with_new_groups(fitted_->scaler, scaler)
+                                 : fitted_->scaler;
+    ds_.transforms_.static_scaler = fitted_->static_scaler;
+  } else {
+    ds_.transforms_.scaler = std::move(scaler);
+    ds_.transforms_.static_scaler = std::move(static_scaler);
   }
   locate_statistics(static_names);
 }

@@ -189,6 +189,26 @@ ScalerStats compute_stats(const std::vector<float>& column, const std::vector<Ro
   return compute_stats(buffer.data(), buffer.size());
 }
 
+StandardScaler with_new_groups(const StandardScaler& kept, const StandardScaler& fitted) {
+  if (kept.mode() != ScalingMode::PerSeries) return kept;
+  if (fitted.mode() != kept.mode() || fitted.columns() != kept.columns()) {
+    throw DataError("scaler: cannot add series fitted with other columns or another mode");
+  }
+  std::vector<std::vector<std::string>> groups = kept.groups();
+  std::vector<ScalerStats> stats;
+  const std::size_t columns = kept.columns().size();
+  for (std::size_t row = 0; row < kept.num_groups(); ++row) {
+    for (std::size_t c = 0; c < columns; ++c) stats.push_back(kept.stats(row, c));
+  }
+  for (std::size_t row = 0; row < fitted.num_groups(); ++row) {
+    if (kept.find_group(fitted.groups()[row])) continue;
+    groups.push_back(fitted.groups()[row]);
+    for (std::size_t c = 0; c < columns; ++c) stats.push_back(fitted.stats(row, c));
+  }
+  return StandardScaler(ScalingMode::PerSeries, kept.columns(), std::move(groups),
+                        std::move(stats));
+}
+
 StandardScaler fit_scaler(ScalingMode mode, std::vector<std::string> columns,
                           std::vector<std::vector<std::string>> groups,
                           const std::vector<RowRange>& parts, const ColumnStatsFn& column_stats) {

@@ -97,6 +97,11 @@ StandardScaler fit_scaler(ScalingMode mode, std::vector<std::string> columns,
 StandardScaler fit_static_scaler(ScalingMode mode, std::vector<std::string> columns,
                                  const std::vector<double>& values);
 
+// `kept` with the rows of `fitted` (same mode and columns) for the groups `kept` lacks: a refit
+// keeping the saved per-series statistics while fitting new series' (train/refit.h). `kept`
+// itself unless the mode is per_series. DataError naming the column when the columns differ.
+StandardScaler with_new_groups(const StandardScaler& kept, const StandardScaler& fitted);
+
 // Joins group values into one map key (unit separator between values).
 std::string series_key(const std::vector<std::string>& group_values);
 

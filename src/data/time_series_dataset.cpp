@@ -124,9 +124,10 @@ TimeSeriesDataset TimeSeriesDataset::from_reader(CsvReader reader, const TrainCo
 }
 
 TimeSeriesDataset TimeSeriesDataset::from_source(RowSource& source, const TrainConfig& config,
-                                                 const DataTransforms* fitted) {
+                                                 const DataTransforms* fitted,
+                                                 const FittedTransformsUse& use) {
   config.validate();
-  DatasetBuilder builder(source, config, fitted);
+  DatasetBuilder builder(source, config, fitted, use);
   return builder.build();
 }
 

@@ -115,6 +115,21 @@ struct SampleBuffers {
   double* decoder_center = nullptr;  // [T_dec] each decoder step's center (decoder_center())
 };
 
+// How loading with transforms fitted before treats what they do not cover. The defaults are
+// predict's rules; a refit (train/refit.h) chooses by training.init_scalers and
+// training.init_categories.
+struct FittedTransformsUse {
+  // Fit the reals' scalers on this data's training parts instead of taking the fitted ones
+  // (the target normaliser's scope, center, method and season stay the fitted ones).
+  bool refit_scalers = false;
+  // per_series scaling: a series the fitted scaler lacks gets the statistics of its own training
+  // part, instead of an error naming it.
+  bool fit_unseen_series = false;
+  // A category an encoder lacks gets the next free code (the encoder grows; the model's
+  // embedding must grow with it), instead of the unknown bucket, 0.
+  bool grow_categories = false;
+};
+
 class TimeSeriesDataset {
  public:
   // Reads config.data.path (IoError when unreadable, ConfigError when empty) and fits the
@@ -131,7 +146,8 @@ class TimeSeriesDataset {
   // The same from any source of rows (row_source.h): what the others come down to. An Arrow
   // stream's rows (arrow_data.h) come this way; config.data.path is not used.
   static TimeSeriesDataset from_source(RowSource& source, const TrainConfig& config,
-                                       const DataTransforms* fitted = nullptr);
+                                       const DataTransforms* fitted = nullptr,
+                                       const FittedTransformsUse& use = {});
 
   // The model's input schema: variables by role, categorical cardinalities from the encoders,
   // embedding_dim from the config.

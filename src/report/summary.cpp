@@ -24,6 +24,8 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   j["warnings"] = r.warnings;
   j["threads"] = {
       {"threads", r.threads}, {"reason", r.threads_reason}, {"changes", r.thread_changes}};
+  j["init_from"] =
+      r.init_from.empty() ? J() : J{{"path", r.init_from}, {"sha256", r.init_from_sha256}};
   j["epochs_run"] = r.epochs_run;
   j["resumed_from_epoch"] = r.resumed_from_epoch;
   j["resumed_from_step"] = r.resumed_from_step;
@@ -99,6 +101,9 @@ std::string summary_text(const TrainReport& r) {
     out += buf + value + "\n";
   };
   out += "Training summary\n";
+  if (!r.init_from.empty()) {
+    line("started from (refit)", r.init_from + " (SHA-256 " + r.init_from_sha256 + ")");
+  }
   line("epochs run", std::to_string(r.epochs_run) + (r.early_stopped ? " (early stopped)" : "") +
                          resumed_text(r));
   line("validation loss: initial", number(r.initial_validation_loss));

@@ -74,6 +74,10 @@ struct TrainReport {
   double final_validation_loss = std::numeric_limits<double>::quiet_NaN();  // last epoch's
   std::int64_t epochs_run = 0;          // epochs completed, resumed ones included
   std::int64_t resumed_from_epoch = 0;  // epochs the snapshot held (0: a fresh run)
+  // A refit (training.init_from): the saved model's folder and its SHA-256 (refit.h); empty for
+  // a run from fresh weights.
+  std::string init_from;
+  std::string init_from_sha256;
   // Steps of epoch resumed_from_epoch + 1 the snapshot held (training.snapshot_every_steps).
   std::int64_t resumed_from_step = 0;
   // Quantization-aware training (training.qat): "off", or what was quantized and when, e.g.

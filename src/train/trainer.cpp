@@ -18,14 +18,23 @@
 #include "optim/gradient_buffers.h"
 #include "planning/budget_planning.h"
 #include "planning/checkpoint_planning.h"
+#include "readers/data_file.h"
 #include "store/saved_model.h"
 #include "train/center_selection.h"
+#include "train/refit.h"
 #include "train/trainer_state.h"
 #include "train/training_run.h"
 
 namespace tft {
 
 namespace fs = std::filesystem;
+
+// What a trainer starts from: its config, its data, and the saved model of a refit (or null).
+struct TrainerStart {
+  TrainConfig config;
+  TimeSeriesDataset dataset;
+  std::shared_ptr<const RefitSource> refit;
+};
 
 namespace {
 
@@ -34,13 +43,44 @@ TrainConfig validated(TrainConfig config) {
   return config;
 }
 
+// The config, the data and, for a refit, the saved model: the saved model is opened and the
+// config adopts its architecture before the data loads (with its transforms).
+TrainerStart start_from(TrainConfig config, RowSource* source) {
+  config = validated(std::move(config));
+  std::shared_ptr<const RefitSource> refit;
+  if (!config.training.init_from.empty()) {
+    refit = std::make_shared<const RefitSource>(RefitSource::open(config));
+    config = refit->adopt_architecture(std::move(config));
+  }
+  std::unique_ptr<RowSource> file;
+  if (source == nullptr) {
+    file = open_data_file(config.data);
+    source = file.get();
+  }
+  TimeSeriesDataset dataset = refit != nullptr ? refit->load_data(*source, config)
+                                               : TimeSeriesDataset::from_source(*source, config);
+  return TrainerStart{std::move(config), std::move(dataset), std::move(refit)};
+}
+
 }  // namespace
 
-Trainer::Trainer(TrainConfig config)
-    : Trainer(validated(config), TimeSeriesDataset::load(config)) {}
+Trainer::Trainer(TrainConfig config) : Trainer(start_from(std::move(config), nullptr)) {}
 
-Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
-  config = validated(std::move(config));
+Trainer::Trainer(TrainConfig config, RowSource& source)
+    : Trainer(start_from(std::move(config), &source)) {}
+
+Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset)
+    : Trainer(TrainerStart{std::move(config), std::move(dataset), nullptr}) {}
+
+Trainer::Trainer(TrainerStart&& start) {
+  TrainConfig config = validated(std::move(start.config));
+  TimeSeriesDataset dataset = std::move(start.dataset);
+  if (!config.training.init_from.empty() && start.refit == nullptr) {
+    // A dataset loaded by the caller: it must carry the saved model's transforms.
+    start.refit = std::make_shared<const RefitSource>(RefitSource::open(config));
+    config = start.refit->adopt_architecture(std::move(config));
+    start.refit->check_transforms(dataset.transforms());
+  }
   if (dataset.encoder_length() != config.windows.encoder_length ||
       dataset.prediction_length() != config.windows.prediction_length) {
     throw ConfigError("trainer: the dataset was loaded with other windows (encoder " +
@@ -64,9 +104,16 @@ Trainer::Trainer(TrainConfig config, TimeSeriesDataset dataset) {
         "several ranks (this job has " +
         std::to_string(state.parallel->world_size()) + "); use 0 (a snapshot after every epoch)");
   }
-  state.model_config = make_model_config(state.config, state.dataset.schema());
+  state.model_config = start.refit != nullptr
+                           ? start.refit->model_config(state.config, state.dataset.schema())
+                           : make_model_config(state.config, state.dataset.schema());
 
   state.model = TFTModel(state.model_config);  // initial weights from this trainer's generators
+  if (start.refit != nullptr) {
+    start.refit->load_weights(state.model, state.model_config);  // or the saved model's
+    state.init_from = start.refit->directory().string();
+    state.init_from_sha256 = start.refit->sha256();
+  }
   const std::size_t units = state.model->units().size();
   if (const auto problem = state.config.checkpoint.find_problem(units)) {
     std::string names;

@@ -37,12 +37,14 @@
 #include "data/time_series_dataset.h"
 #include "model/model_config.h"
 #include "model/tft_model.h"
+#include "readers/row_source.h"
 #include "report/forecast.h"
 #include "report/train_report.h"
 
 namespace tft {
 
 struct TrainerState;
+struct TrainerStart;
 
 class Trainer {
  public:
@@ -53,9 +55,17 @@ class Trainer {
   // budget_planning.h); the model runs the plan. MemoryBudgetError when no plan fits the
   // budget (before anything is written). UnsupportedError for a device this build or machine
   // lacks.
+  //
+  // training.init_from (a refit, refit.h): the saved model is loaded and checked first
+  // (IoError, or ConfigError naming the key that contradicts it); the data loads with its
+  // transforms, and the model starts from its weights.
   explicit Trainer(TrainConfig config);
+  // The same with the rows from `source` instead of config.data.path (an Arrow stream's).
+  Trainer(TrainConfig config, RowSource& source);
   // The same with a dataset loaded by the caller (TimeSeriesDataset::from_reader, say); it
-  // must have been loaded with `config`.
+  // must have been loaded with `config`. For a refit, with the saved model's transforms
+  // (ConfigError otherwise; RefitSource::check_transforms), which the two constructors above
+  // do themselves.
   Trainer(TrainConfig config, TimeSeriesDataset dataset);
   ~Trainer();
   Trainer(const Trainer&) = delete;
@@ -135,6 +145,7 @@ class Trainer {
   int world_size() const;
 
  private:
+  explicit Trainer(TrainerStart&& start);
   void plan_checkpointing_on_first_batch();
 
   std::unique_ptr<TrainerState> state_;  // trainer_state.h

@@ -56,6 +56,9 @@ struct TrainerState {
   // False for center auto's pilot fits (Trainer::write_no_files): no snapshot, metrics.jsonl,
   // model/ or forecast files.
   bool writes_files = true;
+  // A refit's saved model (training.init_from, refit.h): its folder and SHA-256; empty otherwise.
+  std::string init_from;
+  std::string init_from_sha256;
 
   TrainerState(TrainConfig c, TimeSeriesDataset d)
       : config(std::move(c)), dataset(std::move(d)), isolation(config.training.seed) {}

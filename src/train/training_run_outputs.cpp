@@ -47,6 +47,8 @@ TrainReport TrainingRun::make_report() {
   const DataTransforms& transforms = state_.dataset.transforms();
   report.target_center = to_string(transforms.target_normalizer.center);
   report.target_center_reason = state_.dataset.target_center_reason();
+  report.init_from = state_.init_from;
+  report.init_from_sha256 = state_.init_from_sha256;
   report.target_season = transforms.target_season;
   report.baselines = baselines_;
   if (has_validation_) report.warnings = baseline_warnings(report.validation, baselines_);

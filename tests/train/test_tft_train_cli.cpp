@@ -126,6 +126,22 @@ TFT_TEST(test_trains_and_writes_files) {
   assert_true(r.out.find("checkpointing                      none of 6 units") !=
               std::string::npos);
 
+  // --init-from refits the saved model (docs/refit.md): the summary names it; a --set that
+  // contradicts its architecture is one line, and nothing is written.
+  const fs::path refit = dir / "refit";
+  r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --epochs 1 --threads 1 --output '" +
+                   refit.string() + "' --init-from '" + (out / "model").string() + "'");
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  assert_true(r.out.find("started from (refit)               " + (out / "model").string()) !=
+              std::string::npos);
+  assert_true(r.err.find("tft-train: refit from ") != std::string::npos);
+  r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --output '" +
+                   (dir / "refit_bad").string() + "' --init-from '" + (out / "model").string() +
+                   "' --set model.hidden_size=12");
+  assert_int_equal(r.status, 1);
+  assert_true(r.err.find("model.hidden_size is 12 here but") != std::string::npos);
+  assert_false(fs::exists(dir / "refit_bad"));
+
   // --use-qat with checkpointing; --set reaches any dotted key.
   const fs::path qat = dir / "qat";
   r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --epochs 2 --threads 1 --output '" +

@@ -378,6 +378,29 @@ static partial class Tests {
     }
   }
 
+  // A refit (training.init_from, docs/refit.md) starts from the saved model: its first
+  // validation loss is the saved model's, on the same data. A key that contradicts the saved
+  // architecture is a config error naming it.
+  public static void TestRefit() {
+    string first = TempDir();
+    double best;
+    using (var cfg = Tiny()) {
+      cfg.Set("output.directory", first);
+      using (var trainer = new Trainer(cfg)) best = trainer.Train().BestValidationLoss;
+    }
+    using (var cfg = Tiny()) {
+      cfg.Set("training.init_from", Path.Combine(first, "model"));
+      using (var trainer = new Trainer(cfg)) {
+        var report = trainer.Train();
+        Check.Equal(best, report.InitialValidationLoss, "refit's first validation loss");
+      }
+      Check.True(File.ReadAllText(Path.Combine(cfg.Get("output.directory"), "summary.json"))
+                     .Contains("\"init_from\""), "summary.json names the saved model");
+      cfg.Set("model.hidden_size", "16");
+      Check.Throws(Status.Config, "model.hidden_size is 16 here but 8", () => new Trainer(cfg));
+    }
+  }
+
   // A Parquet copy of the tiny data (TFTRAIN_TINY_PARQUET, written by ctest's fixture with
   // scripts/csv_to_parquet.py) trains the same model as the CSV, and a saved model reads it.
   public static void TestParquetTrainsLikeCsv() {

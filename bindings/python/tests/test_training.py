@@ -198,3 +198,27 @@ def test_a_memory_budget_by_dotted_key(tmp_path: Path) -> None:
     with tftrain.Trainer(config) as trainer:
         report = trainer.train()
     assert 0 < report.peak_activation_bytes <= budget
+
+
+def test_init_from_refits_a_saved_model_from_a_file_or_a_table(
+    tmp_path: Path, tiny_csv: Path
+) -> None:
+    """A refit (docs/refit.md) starts from the saved model: its first validation loss is the
+    saved model's best, whether the rows come from data.path or a table in memory."""
+    pandas = pytest.importorskip("pandas")
+    with tftrain.Trainer(tiny(tmp_path / "first")) as trainer:
+        saved = trainer.train()
+    model = tmp_path / "first" / "model"
+    config = tiny(tmp_path / "refit")
+    with tftrain.Trainer(config, init_from=model) as trainer:
+        report = trainer.train()
+    assert report.initial_validation_loss.hex() == saved.best_validation_loss.hex()
+    assert config["training.init_from"] == ""  # the caller's config is left alone
+    summary = (tmp_path / "refit" / "summary.json").read_text()
+    assert '"init_from"' in summary
+    table = pandas.read_csv(tiny_csv)
+    with tftrain.Trainer(tiny(tmp_path / "table"), data=table, init_from=model) as trainer:
+        assert trainer.train().initial_validation_loss.hex() == saved.best_validation_loss.hex()
+    with pytest.raises(tftrain.ConfigError, match="model.hidden_size is 16 here but 8"):
+        tftrain.Trainer(tiny(tmp_path / "bad", **{"model.hidden_size": 16}), init_from=model)
+

@@ -38,13 +38,25 @@ class Trainer(NativeObject):
     into the trainer, so the table may go right after. ``config`` is a ``Config``, a YAML
     file's path or a mapping; it is copied.
 
+    ``init_from``: a saved model's folder (``model/`` of an earlier run) to refit, the config
+    key ``training.init_from``: the run starts from its weights and fitted transforms, with its
+    architecture (docs/refit.md). ``ConfigError`` names a config key that contradicts it.
+
     One call at a time per trainer (``InvalidArgumentError`` otherwise), except ``cancel()``,
     which any thread may call at any time. Distinct trainers train in parallel threads: ctypes
     releases the GIL while the library trains.
     """
 
-    def __init__(self, config: ConfigSource, data: Any = None) -> None:
+    def __init__(
+        self,
+        config: ConfigSource,
+        data: Any = None,
+        init_from: Union[str, "os.PathLike[str]", None] = None,
+    ) -> None:
         cfg = as_config(config)
+        if init_from is not None:  # training.init_from on a copy: the caller's config stays
+            cfg = cfg.copy() if cfg is config else cfg
+            cfg["training.init_from"] = os.fspath(init_from)
         try:
             if data is None:
                 handle = create(lib.tft_trainer_create, cfg._live)

@@ -217,3 +217,33 @@ fn parquet_trains_like_csv() {
     let (forecasts, _, _) = model.predict(Some(&parquet)).unwrap().shape().unwrap();
     assert!(forecasts > 0);
 }
+
+/// A refit (training.init_from, docs/refit.md) starts from the saved model: its first
+/// validation loss is the saved model's, on the same data. A key that contradicts the saved
+/// architecture is a config error naming it.
+#[test]
+fn refit_starts_from_the_saved_model() {
+    let first = TempDir::new();
+    let saved = Trainer::new(&tiny(&first)).unwrap().train().unwrap();
+
+    let second = TempDir::new();
+    let mut config = tiny(&second);
+    let model = first.path().join("model");
+    config
+        .set("training.init_from", model.to_str().unwrap())
+        .unwrap();
+    let report = Trainer::new(&config).unwrap().train().unwrap();
+    assert_eq!(
+        report.initial_validation_loss.to_bits(),
+        saved.best_validation_loss.to_bits()
+    );
+    let summary = std::fs::read_to_string(second.path().join("summary.json")).unwrap();
+    assert!(summary.contains("\"init_from\""), "{summary}");
+    config.set("model.hidden_size", "16").unwrap();
+    assert_error(
+        Trainer::new(&config),
+        Status::Config,
+        "model.hidden_size is 16 here but 8",
+    );
+}
+
