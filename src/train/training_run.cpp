@@ -113,6 +113,12 @@ TrainReport TrainingRun::run_phases(bool resume) {
   } else if (has_validation_) {
     where_ = "the untrained model's validation loss";
     saved_.initial_validation_loss = trainer_.evaluate().loss;
+    if (!state_.init_from.empty() && std::isfinite(saved_.initial_validation_loss)) {
+      // A refit starts from a trained model: its weights stay the best until an epoch beats
+      // them on the validation windows (early stopping counts from them too), so a refit never
+      // ends worse there than the model it started from.
+      early_stopping_.set_state(EarlyStopping::State{saved_.initial_validation_loss, 0, 0});
+    }
   }
   if (has_validation_) {
     where_ = "scoring the baselines";
@@ -439,7 +445,9 @@ void TrainingRun::throw_numerical_error(const std::string& what, double learning
   restore_best_weights();
   std::string kept;
   if (early_stopping_.best_epoch() == 0) {
-    kept = "the model keeps its initial weights (no epoch finished)";
+    kept = state_.init_from.empty()
+               ? "the model keeps its initial weights (no epoch finished)"
+               : "the model keeps the weights it started from (" + state_.init_from + ")";
   } else {
     kept = "the model keeps the weights of epoch " + std::to_string(early_stopping_.best_epoch()) +
            " (loss " + loss_text(early_stopping_.best()) + ")";

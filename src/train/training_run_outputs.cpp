@@ -1,4 +1,6 @@
 // TrainingRun's end: the report of a finished run and the files rank 0 writes (training_run.h).
+#include <cmath>
+
 #include "common/atomic_file.h"
 #include "report/forecast_csv.h"
 #include "report/forecast_svg.h"
@@ -17,7 +19,8 @@ TrainReport TrainingRun::make_report() {
   TrainReport report;
   report.history = saved_.history;
   report.initial_validation_loss = saved_.initial_validation_loss;
-  if (has_validation_ && early_stopping_.best_epoch() > 0) {
+  // A refit whose epochs never beat the weights it started from keeps them: best epoch 0.
+  if (has_validation_ && std::isfinite(early_stopping_.best())) {
     report.best_validation_loss = early_stopping_.best();
   }
   report.best_epoch = early_stopping_.best_epoch();

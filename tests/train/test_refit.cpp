@@ -120,6 +120,23 @@ TFT_TEST(test_refit_starts_from_the_saved_model_and_is_reproducible) {
   fs::remove_all(run.dir);
 }
 
+// The saved weights count as epoch 0: a refit whose epochs all score worse keeps them.
+TFT_TEST(test_refit_never_ends_worse_than_the_saved_model) {
+  const SavedRun run = saved_run("refit_worse");
+  tft::SavedModel saved = tft::SavedModel::load(run.model);
+  TrainConfig config = refit_config(run, "old.csv", "refit");
+  config.training.learning_rate = 5.0;  // every step wrecks the weights
+  config.training.lr_schedule.kind = tft::LrScheduleKind::None;
+  config.training.gradient_clip_norm = 0.0;
+  Trainer trainer(config);
+  const TrainReport report = trainer.train();
+  assert_int_equal(report.best_epoch, 0);
+  assert_true(report.best_validation_loss == report.initial_validation_loss);
+  assert_true(report.final_validation_loss > report.initial_validation_loss);
+  assert_true(same_weights(trainer.model(), saved.model()));
+  fs::remove_all(run.dir);
+}
+
 TFT_TEST(test_refit_refuses_what_contradicts_the_saved_model) {
   const SavedRun run = saved_run("refit_config");
   const std::string before = folder_digest(run.model);
@@ -299,6 +316,7 @@ TFT_TEST(test_refit_new_series_take_the_unknown_bucket_or_grow_the_vocabulary) {
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_refit_starts_from_the_saved_model_and_is_reproducible),
+      cmocka_unit_test(test_refit_never_ends_worse_than_the_saved_model),
       cmocka_unit_test(test_refit_refuses_what_contradicts_the_saved_model),
       cmocka_unit_test(test_refit_refuses_damaged_or_foreign_models_and_unfitting_data),
       cmocka_unit_test(test_refit_new_series_take_the_unknown_bucket_or_grow_the_vocabulary),
