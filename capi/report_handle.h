@@ -18,6 +18,9 @@ struct tft_train_report {
 namespace tft::capi {
 
 tft_metrics to_c(const ValidationMetrics& metrics);
+// A trainer's progress as the callback receives it, with a backtest's fold and folds (0, 0
+// outside one).
+tft_progress to_c(const TrainProgress& progress, std::int64_t fold, std::int64_t folds);
 tft_memory_report to_c(const MemoryReport& memory);
 
 // A new report handle for `report`.

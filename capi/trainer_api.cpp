@@ -43,6 +43,21 @@ tft_progress progress_to_c(const tft::TrainProgress& p) {
   return out;
 }
 
+}  // namespace
+
+namespace tft::capi {
+
+tft_progress to_c(const TrainProgress& p, std::int64_t fold, std::int64_t folds) {
+  tft_progress out = progress_to_c(p);
+  out.fold = fold;
+  out.folds = folds;
+  return out;
+}
+
+}  // namespace tft::capi
+
+namespace {
+
 tft_status train(tft_trainer* handle, tft_train_report** report, bool resume,
                  const char* function) {
   TFT_API_BEGIN

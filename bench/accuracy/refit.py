@@ -4,14 +4,16 @@ yesterday's rows and refitted on today's forecast as well as one trained on all 
 scratch, in a fraction of the time?
 
     python3 bench/accuracy/refit.py TFT_TRAIN OUTPUT_DIR [--set NAME ...] [--seeds 7,2,3]
-        [--epoch-share 0.25] [--jobs 2] [--json FILE] [--from-json FILE] [--update BENCHMARKS.md]
+        [--epoch-shares 0.15,0.25] [--jobs 2] [--json FILE] [--from-json FILE]
+        [--update BENCHMARKS.md]
 
 For each set (sp500: examples/configs/sp500.yaml; the others from bench/configs/accuracy/, their
 CSVs written by bench/accuracy/accuracy_data.py) and seed, three `tft-train --threads 1` runs:
 
   scratch   all rows, from fresh weights
   old       every series without its last 10% of rows ("yesterday"), from fresh weights
-  refit     all rows, --init-from old's model, with --epochs round(share x training.epochs)
+  refit     all rows, --init-from old's model, with --epochs round(share x training.epochs), for
+            each share of --epoch-shares (at least one epoch)
 
 The figures are each run's validation P50 and P90 q-risk (the last rows of every series, the
 config's split) and calibrated P10-P90 coverage from summary.json, its training time
@@ -81,24 +83,27 @@ def train(tft_train, name, out, data, seed, extra=()):
                            f"{done.stderr.strip()[-2000:]}")
     s = json.loads((out / "summary.json").read_text())
     calibrated = (s.get("calibration") or {}).get("cross_fitted") or s["validation"]
-    return {"q_risk_p50": s["validation"]["q_risk_p50"], "q_risk_p90": s["validation"]["q_risk_p90"],
+    validation = s["validation"]
+    return {"q_risk_p50": validation["q_risk_p50"], "q_risk_p90": validation["q_risk_p90"],
             "coverage": calibrated["interval_coverage"], "epochs_run": s["epochs_run"],
             "best_epoch": s["best_epoch"], "train_seconds": s["train_seconds"],
             "wall_seconds": wall, "naive_p50": s["baselines"]["naive"]["q_risk_p50"],
             "command": " ".join(command)}
 
 
-def run_seed(tft_train, name, seed, out_dir, share):
+def run_seed(tft_train, name, seed, out_dir, shares):
     _, data = SETS[name]
     base = out_dir / name / f"seed-{seed}"
     epochs = yaml.safe_load(SETS[name][0].read_text())["training"]["epochs"]
-    refit_epochs = max(1, round(share * epochs))
-    scratch = train(tft_train, name, base / "scratch", data, seed)
-    old = train(tft_train, name, base / "old", held_back_csv(name, out_dir), seed)
-    refit = train(tft_train, name, base / "refit", data, seed,
-                  ["--init-from", str(base / "old" / "model"), "--epochs", str(refit_epochs)])
-    return {"set": name, "seed": seed, "refit_epochs": refit_epochs, "epochs": epochs,
-            "scratch": scratch, "old": old, "refit": refit}
+    result = {"set": name, "seed": seed, "epochs": epochs,
+              "scratch": train(tft_train, name, base / "scratch", data, seed),
+              "old": train(tft_train, name, base / "old", held_back_csv(name, out_dir), seed),
+              "refits": []}
+    for refit_epochs in sorted({max(1, round(share * epochs)) for share in shares}):
+        refit = train(tft_train, name, base / f"refit-{refit_epochs}", data, seed,
+                      ["--init-from", str(base / "old" / "model"), "--epochs", str(refit_epochs)])
+        result["refits"].append({"epochs": refit_epochs, **refit})
+    return result
 
 
 def mean_sd(values):
@@ -113,23 +118,26 @@ def table(results):
         runs = [r for r in results if r["set"] == name]
         scratch_train = statistics.fmean(r["scratch"]["train_seconds"] for r in runs)
         scratch_wall = statistics.fmean(r["scratch"]["wall_seconds"] for r in runs)
-        for kind, label in (("scratch", "from scratch, all rows"),
-                            ("old", "yesterday: without the last 10%"),
-                            ("refit", f"refit on all rows, {runs[0]['refit_epochs']} of "
-                                      f"{runs[0]['epochs']} epochs")):
-            p50 = mean_sd([r[kind]["q_risk_p50"] for r in runs])
-            p90 = mean_sd([r[kind]["q_risk_p90"] for r in runs])
-            cov = statistics.fmean(r[kind]["coverage"] for r in runs)
-            epochs = statistics.fmean(r[kind]["epochs_run"] for r in runs)
-            train_s = statistics.fmean(r[kind]["train_seconds"] for r in runs)
-            wall = statistics.fmean(r[kind]["wall_seconds"] for r in runs)
+        kinds = [(lambda r: r["scratch"], "from scratch, all rows"),
+                 (lambda r: r["old"], "yesterday: without the last 10%")]
+        for i, refit in enumerate(runs[0]["refits"]):
+            kinds.append((lambda r, i=i: r["refits"][i],
+                          f"refit on all rows, {refit['epochs']} of {runs[0]['epochs']} epochs"))
+        for pick, label in kinds:
+            p50 = mean_sd([pick(r)["q_risk_p50"] for r in runs])
+            p90 = mean_sd([pick(r)["q_risk_p90"] for r in runs])
+            cov = statistics.fmean(pick(r)["coverage"] for r in runs)
+            epochs = statistics.fmean(pick(r)["epochs_run"] for r in runs)
+            train_s = statistics.fmean(pick(r)["train_seconds"] for r in runs)
+            wall = statistics.fmean(pick(r)["wall_seconds"] for r in runs)
             share = (f"{train_s / scratch_train:.0%} (wall {wall / scratch_wall:.0%})"
-                     if kind == "refit" else "")
+                     if label.startswith("refit") else "")
             lines.append(f"| {name} | {label} | {p50[0]:.4f} ± {p50[1]:.4f} | "
                          f"{p90[0]:.4f} ± {p90[1]:.4f} | {cov:.1%} | {epochs:.1f} | "
                          f"{train_s:.1f} | {wall:.1f} | {share} |")
         naive = statistics.fmean(r["scratch"]["naive_p50"] for r in runs)
-        lines.append(f"| {name} | naive forecast (last 10% of rows' windows) | {naive:.4f} | | | | | | |")
+        lines.append(f"| {name} | naive forecast of the same windows | {naive:.4f} "
+                     "| | | | | | |")
     return "\n".join(lines)
 
 
@@ -139,7 +147,7 @@ def main():
     parser.add_argument("output_dir", type=Path)
     parser.add_argument("--set", action="append", dest="sets", choices=sorted(SETS))
     parser.add_argument("--seeds", default="7,2,3")
-    parser.add_argument("--epoch-share", type=float, default=0.25)
+    parser.add_argument("--epoch-shares", default="0.15,0.25")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--from-json", type=Path)
@@ -152,22 +160,24 @@ def main():
     done = {(r["set"], r["seed"]) for r in results}
     todo = [(n, s) for n in names for s in seeds if (n, s) not in done]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        futures = [pool.submit(run_seed, args.tft_train, n, s, args.output_dir, args.epoch_share)
+        shares = [float(s) for s in args.epoch_shares.split(",")]
+        futures = [pool.submit(run_seed, args.tft_train, n, s, args.output_dir, shares)
                    for n, s in todo]
         for future in concurrent.futures.as_completed(futures):
             r = future.result()
+            refits = ", ".join(f"refit {f['epochs']} epochs {f['q_risk_p50']:.4f} in "
+                               f"{f['train_seconds']:.1f} s" for f in r["refits"])
             print(f"refit: {r['set']} seed {r['seed']}: scratch P50 "
                   f"{r['scratch']['q_risk_p50']:.4f} in {r['scratch']['train_seconds']:.1f} s, "
-                  f"refit {r['refit']['q_risk_p50']:.4f} in {r['refit']['train_seconds']:.1f} s",
-                  file=sys.stderr)
+                  f"{refits}", file=sys.stderr)
             results.append(r)
     order = {n: i for i, n in enumerate(names)}
     results.sort(key=lambda r: (order.get(r["set"], 99), r["seed"]))
     if args.json:
         args.json.write_text(json.dumps({"runs": results}, indent=1) + "\n")
     text = (f"`python3 bench/accuracy/refit.py build/bin/tft-train OUT --seeds {args.seeds} "
-            f"--epoch-share {args.epoch_share}` ({datetime.date.today()}, one intra-op thread per "
-            f"run, {args.jobs} runs at a time). Mean ± standard deviation over seeds "
+            f"--epoch-shares {args.epoch_shares}` ({datetime.date.today()}, one intra-op "
+            f"thread per run, {args.jobs} runs at a time). Mean ± standard deviation over seeds "
             f"{args.seeds}.\n\n" + table(results))
     print(text)
     if args.update:

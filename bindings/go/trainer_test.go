@@ -324,3 +324,30 @@ func TestRefit(t *testing.T) {
 	_, err := NewTrainer(refit)
 	wantStatus(t, err, StatusConfig, "model.hidden_size is 16 here but 8")
 }
+
+// A refit backtest of tiny.yaml over two folds: both finish, each fold's forecasts are one
+// window per series, and the pooled ones are both folds'.
+func TestBacktest(t *testing.T) {
+	cfg := tinyConfig(t)
+	defer cfg.Close()
+	check(t, cfg.Set("backtest.folds", "2"))
+	check(t, cfg.Set("backtest.mode", "refit"))
+	check(t, cfg.Set("backtest.refit_epochs", "1"))
+	report := must(Backtest(cfg))
+	if report.Folds != 2 || report.FinishedFolds != 2 || len(report.PerFold) != 2 {
+		t.Fatalf("folds %+v", report)
+	}
+	if report.Overall.Model.Windows != report.PerFold[0].Model.Windows+report.PerFold[1].Model.Windows {
+		t.Errorf("pooled windows %d", report.Overall.Model.Windows)
+	}
+	if !(report.Overall.Model.QRiskP50 > 0) || !(report.Overall.Naive.QRiskP50 > 0) {
+		t.Errorf("q-risk %+v", report.Overall)
+	}
+	out := must(cfg.Get("output.directory"))
+	if _, err := os.Stat(filepath.Join(out, "backtest.csv")); err != nil {
+		t.Error(err)
+	}
+	check(t, cfg.Set("backtest.folds", "500"))
+	_, err := Backtest(cfg)
+	wantStatus(t, err, StatusConfig, "backtest.folds 500")
+}

@@ -55,6 +55,7 @@ TFTSWIG_RESULT_STRUCT(tft_metrics)
 TFTSWIG_RESULT_STRUCT(tft_memory_report)
 TFTSWIG_RESULT_STRUCT(tft_train_summary)
 TFTSWIG_RESULT_STRUCT(tft_forecast_info)
+TFTSWIG_RESULT_STRUCT(tft_backtest_summary)
 
 /* Progress records are only lent to callbacks; no constructor. */
 %nodefaultctor tft_progress;

@@ -3,7 +3,8 @@
  * language adds a thin idiomatic layer on top.
  *
  *  - The opaque handles become classes with constructors, destructors and methods (%extend):
- *    CheckpointConfig, Config, Trainer, TrainReport, Predictions, Model, Data. A method is named
+ *    CheckpointConfig, Config, Trainer, TrainReport, Predictions, Model, Data, BacktestReport
+ *    (whose constructor runs tft_backtest_run, without a progress callback). A method is named
  *    after the C function it calls, its action in CamelCase (tft_checkpoint_config_get_summary
  *    is CheckpointConfig.GetSummary, tft_config_create_from_file the static
  *    Config.CreateFromFile); tft_T_create_from_yaml / _from_directory and tft_trainer_create
@@ -11,7 +12,8 @@
  *    method per output (tft_predictions_get_shape: GetForecastCount, GetHorizon,
  *    GetQuantileCount). CamelCase keeps the helpers SWIG generates (struct_Method) apart from
  *    the C functions (struct_method).
- *  - The result structs (Progress, Metrics, MemoryReport, TrainSummary, ForecastInfo) become
+ *  - The result structs (Progress, Metrics, MemoryReport, TrainSummary, ForecastInfo,
+ *    BacktestSummary) become
  *    read-only classes; the methods that fill them set struct_size themselves.
  *  - Every tft_status other than TFT_OK becomes the language's error, with the status and
  *    tft_last_error() read inside the wrapper, on the thread that failed:
@@ -234,6 +236,9 @@ SWIGEXPORT void SWIGSTDCALL TftSwigRegisterRaise(tftswig_csharp_raise_fn fn) {
 %rename(TrainReport) tft_train_report;
 %rename(TrainSummary) tft_train_summary;
 %rename(ForecastInfo) tft_forecast_info;
+%rename(BacktestReport) tft_backtest_report;
+%rename(BacktestSummary) tft_backtest_summary;
+%rename(Forecaster) tft_forecaster;
 %rename(IndexList) tftswig_index_list;
 %rename(FloatArray) tftswig_float_array;
 %rename(Int64Array) tftswig_int64_array;
@@ -327,6 +332,7 @@ struct tft_predictions {};
 struct tft_model {};
 struct tft_data {};
 struct tft_train_report {};
+struct tft_backtest_report {};
 
 /* A tftswig_index_list is opaque to the languages: construct, Add, Count. */
 %nodefaultctor tftswig_index_list;

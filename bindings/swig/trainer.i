@@ -1,4 +1,5 @@
-/* Trainer (tft_trainer_*) and TrainReport (tft_train_report_*) (included by tftrain.i). */
+/* Trainer (tft_trainer_*), TrainReport (tft_train_report_*) and BacktestReport
+ * (tft_backtest_*) (included by tftrain.i). */
 
 %extend tft_train_report {
   ~tft_train_report() { tft_train_report_free($self); }
@@ -68,5 +69,25 @@
   void MeasureMemory(tft_memory_report* out) {
     if (out != NULL) out->struct_size = sizeof(tft_memory_report);
     tftswig_ok(tft_trainer_measure_memory($self, out));
+  }
+}
+
+/* A rolling-origin backtest: the constructor runs it (tft_backtest_run, no progress callback;
+ * docs/backtest.md), the methods read its report. */
+%extend tft_backtest_report {
+  tft_backtest_report(const tft_config* config) {
+    tft_backtest_report* out = NULL;
+    tftswig_ok(tft_backtest_run(config, NULL, NULL, &out));
+    return out;
+  }
+  ~tft_backtest_report() { tft_backtest_report_free($self); }
+  void GetSummary(tft_backtest_summary* out) {
+    if (out != NULL) out->struct_size = sizeof(tft_backtest_summary);
+    tftswig_ok(tft_backtest_report_get_summary($self, out));
+  }
+  /* fold 0: every fold pooled; forecaster: a Forecaster value. */
+  void GetMetrics(int64_t fold, int forecaster, tft_metrics* out) {
+    if (out != NULL) out->struct_size = sizeof(tft_metrics);
+    tftswig_ok(tft_backtest_report_get_metrics($self, fold, (tft_forecaster)forecaster, out));
   }
 }

@@ -517,6 +517,8 @@ typedef struct tft_progress {
   double samples_per_second;     /* this epoch so far */
   int64_t peak_activation_bytes; /* largest step of the epoch so far */
   double learning_rate;
+  int64_t fold;  /* tft_backtest_run: the fold training (1-based); 0 in a trainer's run */
+  int64_t folds; /* tft_backtest_run: backtest.folds; 0 in a trainer's run */
 } tft_progress;
 
 /* Called after every step and every epoch, on the thread running tft_trainer_train. A
@@ -671,6 +673,52 @@ TFT_API tft_status tft_model_predict(tft_model* model, const char* csv_path, tft
  * (as tft_trainer_create_from_data). */
 TFT_API tft_status tft_model_predict_data(tft_model* model, const tft_data* data,
                                           tft_predictions** out);
+
+/* ---------------------------------------------------------------------------------------
+ * A rolling-origin backtest (docs/backtest.md)
+ */
+
+typedef struct tft_backtest_report tft_backtest_report;
+
+/* Which forecasts tft_backtest_report_get_metrics scores. */
+typedef enum tft_forecaster {
+  TFT_FORECASTER_MODEL = 0,         /* the model's (calibrated as output.calibration says) */
+  TFT_FORECASTER_NAIVE = 1,         /* the last value before the origin, repeated */
+  TFT_FORECASTER_SEASONAL_NAIVE = 2 /* the value one season earlier (the best season scored) */
+} tft_forecaster;
+
+/* How a backtest went (grows). */
+typedef struct tft_backtest_summary {
+  size_t struct_size;
+  int64_t folds;               /* backtest.folds */
+  int64_t finished_folds;      /* every fold, unless cancelled */
+  int64_t folds_beating_naive; /* finished folds whose P50 q-risk is below the naive forecast's */
+  double interval_coverage;    /* the model's, lowest to highest quantile, over every fold */
+  double seconds;              /* wall time */
+} tft_backtest_summary;
+
+/* Runs the rolling-origin backtest `config` describes (backtest.folds, backtest.mode,
+ * backtest.refit_epochs; docs/backtest.md) on data.path: writes each fold's run under
+ * output.directory/folds/, and backtest.csv, backtest.json and backtest.svg (rewritten after
+ * every fold). `fn` (may be NULL) is called like a trainer's progress callback, with fold and
+ * folds set; a non-zero return cancels (CANCELLED: the finished folds' files stay). Stores a
+ * new report in *out (free it with tft_backtest_report_free) unless out is NULL. Errors:
+ * INVALID_ARGUMENT, CONFIG (training.init_from set, or too many folds for the data), IO, DATA,
+ * NUMERICAL, CANCELLED, OUT_OF_MEMORY. */
+TFT_API tft_status tft_backtest_run(const tft_config* config, tft_progress_fn fn, void* user,
+                                    tft_backtest_report** out);
+TFT_API void tft_backtest_report_free(tft_backtest_report* report);
+
+/* The backtest's figures. Errors: INVALID_ARGUMENT. */
+TFT_API tft_status tft_backtest_report_get_summary(const tft_backtest_report* report,
+                                                   tft_backtest_summary* out);
+
+/* The q-risk, MAE and loss of `forecaster`'s forecasts (the loss in original units here) in
+ * fold `fold` (1 ... finished_folds), or pooled over every finished fold (fold 0); windows 0
+ * for a seasonal naive that was not scored. Errors: INVALID_ARGUMENT (also a fold out of range
+ * or an unknown forecaster). */
+TFT_API tft_status tft_backtest_report_get_metrics(const tft_backtest_report* report, int64_t fold,
+                                                   tft_forecaster forecaster, tft_metrics* out);
 
 #ifdef __cplusplus
 } /* extern "C" */

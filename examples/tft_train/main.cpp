@@ -48,6 +48,7 @@
 #include "config/train_config.h"
 #include "config/train_config_io.h"
 #include "local_launcher.h"
+#include "backtest_command.h"
 #include "predict_command.h"
 #include "progress_printer.h"
 #include "report/summary.h"
@@ -155,6 +156,8 @@ int main(int argc, char** argv) {
           ->type_name("FILE");
   tft_train::PredictOptions predict_options;
   CLI::App* predict = tft_train::add_predict_command(app, predict_options);
+  tft_train::BacktestOptions backtest_options;
+  CLI::App* backtest = tft_train::add_backtest_command(app, backtest_options);
   app.require_subcommand(0, 1);
   CLI::Option* data = app.add_option("--data", o.data,
                                      "data file instead of data.path (CSV, or Parquet by its "
@@ -227,6 +230,19 @@ int main(int argc, char** argv) {
       return 0;
     } catch (const std::exception& e) {
       return fail(kExitError, tft::error_text(e, "predicting"));
+    }
+  }
+  if (backtest->parsed()) {
+    tft::ProgressPrinter printer(stderr);
+    try {
+      const tft::TrainConfig config = tft_train::backtest_config(backtest_options);
+      std::signal(SIGINT, on_interrupt);
+      tft_train::run_backtest_command(config, printer, [] { return g_interrupted != 0; });
+      return 0;
+    } catch (const tft::CancelledError& e) {
+      return fail(kExitInterrupted, e.what(), &printer);
+    } catch (const std::exception& e) {
+      return fail(kExitError, tft::error_text(e, "backtesting"), &printer);
     }
   }
   if (config_option->count() == 0) {

@@ -405,14 +405,23 @@ const std::vector<Field>& fields() {
         "output.calibration",
         [](TrainConfig& c) -> CalibrationMethod& { return c.output.calibration; },
         {CalibrationMethod::None, CalibrationMethod::Conformal}));
+    // backtest
+    f.push_back(positive_int("backtest.folds",
+                             [](TrainConfig& c) -> std::int64_t& { return c.backtest.folds; }));
+    f.push_back(choice<BacktestMode>(
+        "backtest.mode", [](TrainConfig& c) -> BacktestMode& { return c.backtest.mode; },
+        {BacktestMode::Scratch, BacktestMode::Refit}));
+    f.push_back(non_negative_int("backtest.refit_epochs", [](TrainConfig& c) -> std::int64_t& {
+      return c.backtest.refit_epochs;
+    }));
     return f;
   }();
   return table;
 }
 
 const std::vector<std::string>& section_order() {
-  static const std::vector<std::string> order = {"data",     "windows",    "split", "model",
-                                                 "training", "checkpoint", "output"};
+  static const std::vector<std::string> order = {"data",     "windows",    "split",  "model",
+                                                 "training", "checkpoint", "output", "backtest"};
   return order;
 }
 

@@ -361,7 +361,9 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
       t.init_scalers == u.init_scalers && t.init_categories == u.init_categories;
   return data_equal && windows_equal && split_equal && model_equal && training_equal &&
          a.checkpoint == b.checkpoint && a.output.directory == b.output.directory &&
-         a.output.calibration == b.output.calibration && a.base_dir == b.base_dir;
+         a.output.calibration == b.output.calibration && a.backtest.folds == b.backtest.folds &&
+         a.backtest.mode == b.backtest.mode && a.backtest.refit_epochs == b.backtest.refit_epochs &&
+         a.base_dir == b.base_dir;
 }
 
 bool operator!=(const TrainConfig& a, const TrainConfig& b) { return !(a == b); }
@@ -446,6 +448,10 @@ const char* to_string(DistributedBackend backend) {
 
 const char* to_string(InitScalers scalers) {
   return scalers == InitScalers::Refit ? "refit" : "keep";
+}
+
+const char* to_string(BacktestMode mode) {
+  return mode == BacktestMode::Refit ? "refit" : "scratch";
 }
 
 const char* to_string(InitCategories categories) {

@@ -8,6 +8,7 @@
 //   training    optimisation: epochs, batch size, learning rate and its schedule, ...
 //   checkpoint  gradient checkpointing (CheckpointConfig, its own schema)
 //   output      where runs write their files
+//   backtest    a rolling-origin backtest's folds (tft-train backtest)
 //
 // Plain data with defaults, like every config struct here: fields may be set directly, and
 // nothing is guaranteed valid until validate() says so. Reading and writing YAML, and get/set
@@ -277,6 +278,20 @@ struct TrainingConfig {
   InitCategories init_categories = InitCategories::Unknown;
 };
 
+// A rolling-origin backtest (tft-train backtest; train/backtest.h, docs/backtest.md).
+enum class BacktestMode {
+  Scratch,  // "scratch": every fold trains from fresh weights
+  Refit,    // "refit": fold 1 from fresh weights, every later fold refits the fold before's model
+};
+
+struct BacktestConfig {
+  // Folds: the last folds x prediction_length rows of every series, one horizon per fold.
+  std::int64_t folds = 5;
+  BacktestMode mode = BacktestMode::Scratch;
+  // Epochs of a refitted fold (mode refit, folds 2 on); 0: training.epochs.
+  std::int64_t refit_epochs = 0;
+};
+
 // How the quantile forecasts are calibrated after training (train/calibration.h).
 enum class CalibrationMethod {
   None,       // "none": as the model predicts them
@@ -305,6 +320,7 @@ struct TrainConfig {
   TrainingConfig training;
   CheckpointConfig checkpoint;
   OutputConfig output;
+  BacktestConfig backtest;  // read by tft-train backtest only
   // The folder relative paths were resolved against (the YAML file's folder); empty when
   // the config was not loaded from a file or a base folder. Not part of the YAML.
   std::string base_dir;
@@ -343,6 +359,7 @@ const char* to_string(TargetTransformation transformation);
 const char* to_string(LrScheduleKind kind);
 const char* to_string(InitScalers scalers);
 const char* to_string(InitCategories categories);
+const char* to_string(BacktestMode mode);
 const char* to_string(CalibrationMethod method);
 const char* to_string(DistributedBackend backend);
 

@@ -180,6 +180,22 @@ class TimeSeriesDataset {
                                                     const TargetChoice& choice,
                                                     std::size_t max_training_windows,
                                                     std::size_t max_validation_windows) const;
+  // A rolling-origin backtest's fold (train/backtest.h): each series cut to its first rows[s]
+  // rows, then split by config.split and windowed by config.windows as if its data ended there.
+  // The reals' scalers are refitted on the cut training parts unless `kept` is given (a refit
+  // from the fold before keeps its scaler); the encoders and the target normaliser stay.
+  // DataError when rows[s] exceeds a series' length.
+  TimeSeriesDataset cut_at(const TrainConfig& config, const std::vector<std::int64_t>& rows,
+                           const StandardScaler* kept = nullptr) const;
+
+  // The same rows and transforms with one validation window per series whose decoder starts
+  // at row origins[s] (its encoder the encoder_length rows before), and no training windows:
+  // a fold's forecasts, whose actuals are the rows after the cut. full_lengths[s] is the series'
+  // length before any cut_at (the rows stay stored); a series whose window does not fit gets
+  // none.
+  TimeSeriesDataset windows_at(const std::vector<std::int64_t>& origins,
+                               const std::vector<std::int64_t>& full_lengths) const;
+
   const std::vector<SeriesInfo>& series() const { return series_; }
   std::int64_t num_rows() const { return static_cast<std::int64_t>(times_.size()); }
   std::int64_t encoder_length() const { return encoder_length_; }
@@ -244,6 +260,13 @@ class TimeSeriesDataset {
  private:
   friend class DatasetBuilder;
   TimeSeriesDataset() = default;
+
+  // This dataset with each series cut to lengths[s] rows, split by `split` and windowed by
+  // `windows`; the scaler refitted on the cut training parts with `normalizer`'s method when it
+  // is given. What training_holdout and cut_at share.
+  TimeSeriesDataset cut(const std::vector<std::int64_t>& lengths, const SplitConfig& split,
+                        const WindowConfig& windows,
+                        const TargetNormalizerConfig* normalizer) const;
 
   // fill_sample's static inputs of `series`.
   void fill_static_inputs(std::size_t series, const SampleBuffers& out) const;

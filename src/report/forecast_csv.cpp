@@ -10,8 +10,6 @@
 
 namespace tft {
 
-namespace {
-
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
   std::string quoted = "\"";
@@ -21,8 +19,6 @@ std::string csv_field(const std::string& text) {
   }
   return quoted + "\"";
 }
-
-}  // namespace
 
 std::string float_text(float value) {
   if (std::isnan(value)) return "";

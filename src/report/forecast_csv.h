@@ -31,6 +31,10 @@ void write_forecast_csv(const std::filesystem::path& path, const TimeSeriesDatas
                         const Predictions& predictions,
                         const std::vector<std::string>& group_columns);
 
+// A CSV field per RFC 4180: quoted, with quotes doubled, when it holds a comma, a quote or a
+// line break. Used by backtest.csv too.
+std::string csv_field(const std::string& text);
+
 // Shortest decimal text of a float that reads back as the same float ("1455.22"); empty for
 // NaN. Used by the CSV and the plot.
 std::string float_text(float value);

@@ -52,21 +52,21 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   return j;
 }
 
-namespace {
-
-std::string number(double value, const char* format = "%.6g") {
+std::string figure_text(double value, const char* format) {
   if (!std::isfinite(value)) return "n/a";
   char buf[64];
   std::snprintf(buf, sizeof buf, format, value);
   return buf;
 }
 
-std::string percent(double fraction) {
+std::string percent_text(double fraction) {
   if (!std::isfinite(fraction)) return "n/a";
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f%%", 100.0 * fraction);
   return buf;
 }
+
+namespace {
 
 // " (resumed after epoch 2)", " (resumed at epoch 3, step 40)", or nothing for a fresh run.
 std::string resumed_text(const TrainReport& r) {
@@ -106,40 +106,41 @@ std::string summary_text(const TrainReport& r) {
   }
   line("epochs run", std::to_string(r.epochs_run) + (r.early_stopped ? " (early stopped)" : "") +
                          resumed_text(r));
-  line("validation loss: initial", number(r.initial_validation_loss));
-  line("validation loss: final epoch", number(r.final_validation_loss));
+  line("validation loss: initial", figure_text(r.initial_validation_loss));
+  line("validation loss: final epoch", figure_text(r.final_validation_loss));
   line("validation loss: best",
-       number(r.best_validation_loss) + " (epoch " + std::to_string(r.best_epoch) + ")");
-  line("saved model: q-risk P50", number(r.validation.q_risk_p50, "%.4f"));
-  line("saved model: q-risk P90", number(r.validation.q_risk_p90, "%.4f"));
-  line("saved model: MAE P50", number(r.validation.mae_p50));
+       figure_text(r.best_validation_loss) + " (epoch " + std::to_string(r.best_epoch) + ")");
+  line("saved model: q-risk P50", figure_text(r.validation.q_risk_p50, "%.4f"));
+  line("saved model: q-risk P90", figure_text(r.validation.q_risk_p90, "%.4f"));
+  line("saved model: MAE P50", figure_text(r.validation.mae_p50));
   // Between the lowest and the highest quantile: P10-P90 with the default quantiles.
-  line("saved model: interval coverage", percent(r.validation.interval_coverage));
+  line("saved model: interval coverage", percent_text(r.validation.interval_coverage));
   if (!r.validation.coverage.empty()) {
     std::string coverage;
     for (const double c : r.validation.coverage)
-      coverage += (coverage.empty() ? "" : ", ") + percent(c);
+      coverage += (coverage.empty() ? "" : ", ") + percent_text(c);
     line("saved model: coverage per quantile", coverage);
   }
   line("target center", r.target_center + " (" + r.target_center_reason + ")");
   if (r.baselines.naive.windows > 0) {
-    line("naive forecast: q-risk P50, P90", number(r.baselines.naive.q_risk_p50, "%.4f") + ", " +
-                                                number(r.baselines.naive.q_risk_p90, "%.4f"));
+    line("naive forecast: q-risk P50, P90", figure_text(r.baselines.naive.q_risk_p50, "%.4f") +
+                                                ", " +
+                                                figure_text(r.baselines.naive.q_risk_p90, "%.4f"));
   }
   if (r.baselines.seasonal_naive.windows > 0) {
     line("seasonal naive: q-risk P50, P90",
-         number(r.baselines.seasonal_naive.q_risk_p50, "%.4f") + ", " +
-             number(r.baselines.seasonal_naive.q_risk_p90, "%.4f") + " (m = " +
+         figure_text(r.baselines.seasonal_naive.q_risk_p50, "%.4f") + ", " +
+             figure_text(r.baselines.seasonal_naive.q_risk_p90, "%.4f") + " (m = " +
              std::to_string(r.baselines.seasonality) + ", " + r.baselines.seasonality_source + ")");
   } else if (r.baselines.naive.windows > 0) {
     line("seasonal naive", "not scored (" + r.baselines.seasonality_source + ")");
   }
   if (r.calibration && r.calibration->cross_fitted) {
     const ValidationMetrics& c = *r.calibration->cross_fitted;
-    line("calibrated: q-risk P50, P90", number(c.q_risk_p50, "%.4f") + ", " +
-                                            number(c.q_risk_p90, "%.4f") +
+    line("calibrated: q-risk P50, P90", figure_text(c.q_risk_p50, "%.4f") + ", " +
+                                            figure_text(c.q_risk_p90, "%.4f") +
                                             " (conformal, cross-fitted)");
-    line("calibrated: interval coverage", percent(c.interval_coverage));
+    line("calibrated: interval coverage", percent_text(c.interval_coverage));
   }
   for (const std::string& warning : r.warnings) line("warning", warning);
   line("validation windows", std::to_string(r.validation.windows));
@@ -148,8 +149,8 @@ std::string summary_text(const TrainReport& r) {
       std::to_string(r.threads) + " (" + r.threads_reason +
           (r.thread_changes > 0 ? "; changed " + std::to_string(r.thread_changes) + " times" : "") +
           ")");
-  line("training time", number(r.train_seconds, "%.1f") + " s");
-  line("samples/s", number(r.samples_per_second, "%.0f"));
+  line("training time", figure_text(r.train_seconds, "%.1f") + " s");
+  line("samples/s", figure_text(r.samples_per_second, "%.0f"));
   line("device", r.memory.device);
   line("precision", r.precision);
   line("checkpointing", checkpointing_text(r.memory));
@@ -158,10 +159,10 @@ std::string summary_text(const TrainReport& r) {
   line("peak activation: training", format_bytes(r.peak_activation_bytes));
   line("peak activation: checkpointed step", format_bytes(r.memory.checkpointed_peak_bytes));
   line("peak activation: unchecked step", format_bytes(r.memory.unchecked_peak_bytes));
-  line("activation savings: measured", percent(r.memory.measured_savings));
+  line("activation savings: measured", percent_text(r.memory.measured_savings));
   line("activation savings: seed formula",
-       percent(r.memory.predicted_savings) + " (counts units, not bytes)");
-  line("compute overhead: seed formula", number(r.memory.predicted_compute_overhead, "%.2fx"));
+       percent_text(r.memory.predicted_savings) + " (counts units, not bytes)");
+  line("compute overhead: seed formula", figure_text(r.memory.predicted_compute_overhead, "%.2fx"));
   if (r.memory.plan) {
     line("checkpoint plan", r.memory.plan->summary());
     for (const PlannedUnit& u : r.memory.plan->units) {
@@ -172,9 +173,10 @@ std::string summary_text(const TrainReport& r) {
                                      : std::string("checkpointed");
       line(("  " + u.name).c_str(), choice + ": saves " + format_bytes(u.planned_saved_bytes) +
                                         ", keeps " + format_bytes(u.kept_bytes) + ", +" +
-                                        number(1e3 * u.planned_recompute_seconds, "%.1f") +
+                                        figure_text(1e3 * u.planned_recompute_seconds, "%.1f") +
                                         " ms (whole unit: saves " + format_bytes(u.saved_bytes) +
-                                        ", +" + number(1e3 * u.recompute_seconds, "%.1f") + " ms)");
+                                        ", +" + figure_text(1e3 * u.recompute_seconds, "%.1f") +
+                                        " ms)");
     }
   }
   line("output", r.output_directory);

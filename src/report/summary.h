@@ -25,4 +25,9 @@ nlohmann::ordered_json summary_json(const TrainReport& report);
 // Aligned "name: value" lines, the same fields as summary_json.
 std::string summary_text(const TrainReport& report);
 
+// A figure as the summaries print it: printf's `format`, or "n/a" when it is not finite.
+std::string figure_text(double value, const char* format = "%.6g");
+// A fraction as a percentage with one decimal ("83.2%"), or "n/a" when it is not finite.
+std::string percent_text(double fraction);
+
 }  // namespace tft

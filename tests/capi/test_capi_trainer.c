@@ -1,7 +1,8 @@
 /* The C API's trainer, train report, predictions and saved-model functions, from plain C99:
  * NULL and bad arguments, dead handles, bad data, training with a progress callback,
  * cancelling and resuming, forecasts into caller arrays (with size queries), and a saved model
- * that forecasts bitwise like the trainer it came from. Trains examples/configs/tiny.yaml.
+ * that forecasts bitwise like the trainer it came from, and a backtest with its report. Trains
+ * examples/configs/tiny.yaml.
  * The configuration's own tests are test_capi_config.c. */
 #define _XOPEN_SOURCE 700 /* mkdtemp, nftw */
 #include <stdarg.h>
@@ -400,6 +401,77 @@ static void model_load_errors(void** state) {
   tft_predictions_free(NULL);
 }
 
+/* ------------------------------------------------------------------ backtest */
+
+struct fold_count {
+  int64_t last_fold, folds, stop_at_fold;
+};
+
+static int count_folds(const tft_progress* p, void* user) {
+  struct fold_count* c = (struct fold_count*)user;
+  assert_true(p->struct_size >= sizeof *p);
+  assert_true(p->fold >= c->last_fold && p->fold >= 1);
+  c->last_fold = p->fold;
+  c->folds = p->folds;
+  return c->stop_at_fold != 0 && p->fold >= c->stop_at_fold;
+}
+
+static void backtest_runs_and_reports_its_folds(void** state) {
+  char dir[256], path[320];
+  tft_config* config;
+  tft_backtest_report* report = NULL;
+  tft_backtest_summary summary;
+  tft_metrics pooled, fold, naive;
+  struct fold_count count = {0, 0, 0};
+  (void)state;
+  make_scratch_dir(dir, "backtest");
+  config = load_tiny_config(dir);
+  ASSERT_OK(tft_config_set_value(config, "backtest.folds", "2"));
+  ASSERT_OK(tft_config_set_value(config, "backtest.mode", "refit"));
+  ASSERT_OK(tft_config_set_value(config, "backtest.refit_epochs", "1"));
+  ASSERT_OK(tft_backtest_run(config, count_folds, &count, &report));
+  assert_int_equal(count.last_fold, 2);
+  assert_int_equal(count.folds, 2);
+  memset(&summary, 0, sizeof summary);
+  summary.struct_size = sizeof summary;
+  ASSERT_OK(tft_backtest_report_get_summary(report, &summary));
+  assert_int_equal(summary.folds, 2);
+  assert_int_equal(summary.finished_folds, 2);
+  assert_true(summary.folds_beating_naive >= 0 && summary.folds_beating_naive <= 2);
+  assert_true(summary.interval_coverage > 0.0 && summary.interval_coverage <= 1.0);
+  memset(&pooled, 0, sizeof pooled);
+  pooled.struct_size = sizeof pooled;
+  fold = naive = pooled;
+  ASSERT_OK(tft_backtest_report_get_metrics(report, 0, TFT_FORECASTER_MODEL, &pooled));
+  ASSERT_OK(tft_backtest_report_get_metrics(report, 2, TFT_FORECASTER_MODEL, &fold));
+  ASSERT_OK(tft_backtest_report_get_metrics(report, 0, TFT_FORECASTER_NAIVE, &naive));
+  assert_true(pooled.windows == 2 * fold.windows && fold.windows > 0);
+  assert_true(pooled.q_risk_p50 > 0.0 && naive.q_risk_p50 > 0.0);
+  ASSERT_STATUS(tft_backtest_report_get_metrics(report, 3, TFT_FORECASTER_MODEL, &fold),
+                TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_ERROR_HAS("fold 3 is not 0 (every fold) or 1 ... 2");
+  ASSERT_STATUS(tft_backtest_report_get_metrics(report, 0, (tft_forecaster)7, &fold),
+                TFT_ERROR_INVALID_ARGUMENT);
+  tft_backtest_report_free(report);
+  snprintf(path, sizeof path, "%s/backtest.csv", dir);
+  assert_true(file_exists(path));
+
+  /* Cancelled in fold 2: fold 1 stays. */
+  count.last_fold = 0;
+  count.stop_at_fold = 2;
+  report = NULL;
+  ASSERT_STATUS(tft_backtest_run(config, count_folds, &count, &report), TFT_ERROR_CANCELLED);
+  assert_null(report);
+  ASSERT_ERROR_HAS("the 1 finished folds are in");
+  ASSERT_STATUS(tft_backtest_run(NULL, NULL, NULL, &report), TFT_ERROR_INVALID_ARGUMENT);
+  ASSERT_OK(tft_config_set_value(config, "backtest.folds", "500"));
+  ASSERT_STATUS(tft_backtest_run(config, NULL, NULL, NULL), TFT_ERROR_CONFIG);
+  ASSERT_ERROR_HAS("backtest.folds 500");
+  tft_backtest_report_free(NULL);
+  tft_config_free(config);
+  remove_tree(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(trainer_errors_name_what_is_wrong),
@@ -407,6 +479,7 @@ int main(void) {
       cmocka_unit_test(train_predict_save_load),
       cmocka_unit_test(cancel_from_callback_then_resume_like_uninterrupted),
       cmocka_unit_test(model_load_errors),
+      cmocka_unit_test(backtest_runs_and_reports_its_folds),
   };
   return cmocka_run_group_tests_name("capi_trainer", tests, NULL, NULL);
 }

@@ -137,6 +137,22 @@ internal class Progress : global::System.IDisposable {
     } 
   }
 
+  public long fold {
+    get {
+      long ret = tftrainPINVOKE.Progress_fold_get(swigCPtr);
+      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
+      return ret;
+    } 
+  }
+
+  public long folds {
+    get {
+      long ret = tftrainPINVOKE.Progress_folds_get(swigCPtr);
+      if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
+      return ret;
+    } 
+  }
+
   public Progress() : this(tftrainPINVOKE.new_Progress(), true) {
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }

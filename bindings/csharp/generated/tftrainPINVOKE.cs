@@ -274,6 +274,12 @@ class tftrainPINVOKE {
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Progress_learning_rate_get___")]
   public static extern double Progress_learning_rate_get(global::System.Runtime.InteropServices.HandleRef jarg1);
 
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Progress_fold_get___")]
+  public static extern long Progress_fold_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_Progress_folds_get___")]
+  public static extern long Progress_folds_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_Progress___")]
   public static extern global::System.IntPtr new_Progress();
 
@@ -342,6 +348,27 @@ class tftrainPINVOKE {
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_TrainSummary___")]
   public static extern void delete_TrainSummary(global::System.Runtime.InteropServices.HandleRef jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_BacktestSummary_folds_get___")]
+  public static extern long BacktestSummary_folds_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_BacktestSummary_finished_folds_get___")]
+  public static extern long BacktestSummary_finished_folds_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_BacktestSummary_folds_beating_naive_get___")]
+  public static extern long BacktestSummary_folds_beating_naive_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_BacktestSummary_interval_coverage_get___")]
+  public static extern double BacktestSummary_interval_coverage_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_BacktestSummary_seconds_get___")]
+  public static extern double BacktestSummary_seconds_get(global::System.Runtime.InteropServices.HandleRef jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_BacktestSummary___")]
+  public static extern global::System.IntPtr new_BacktestSummary();
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_BacktestSummary___")]
+  public static extern void delete_BacktestSummary(global::System.Runtime.InteropServices.HandleRef jarg1);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_CheckpointConfig___")]
   public static extern global::System.IntPtr new_CheckpointConfig();
@@ -549,6 +576,18 @@ class tftrainPINVOKE {
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_TrainReport_GetMemory___")]
   public static extern void TrainReport_GetMemory(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_BacktestReport___")]
+  public static extern global::System.IntPtr new_BacktestReport(global::System.Runtime.InteropServices.HandleRef jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_BacktestReport___")]
+  public static extern void delete_BacktestReport(global::System.Runtime.InteropServices.HandleRef jarg1);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_BacktestReport_GetSummary___")]
+  public static extern void BacktestReport_GetSummary(global::System.Runtime.InteropServices.HandleRef jarg1, global::System.Runtime.InteropServices.HandleRef jarg2);
+
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_BacktestReport_GetMetrics___")]
+  public static extern void BacktestReport_GetMetrics(global::System.Runtime.InteropServices.HandleRef jarg1, long jarg2, int jarg3, global::System.Runtime.InteropServices.HandleRef jarg4);
 
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_IndexList___")]
   public static extern global::System.IntPtr new_IndexList();

@@ -409,6 +409,12 @@ SWIGINTERN struct tft_train_summary *new_tft_train_summary(void){
     return r;
   }
 SWIGINTERN void delete_tft_train_summary(struct tft_train_summary *self){ free(self); }
+SWIGINTERN struct tft_backtest_summary *new_tft_backtest_summary(void){
+    tft_backtest_summary* r = (tft_backtest_summary*)calloc(1, sizeof(tft_backtest_summary));
+    if (r != NULL) r->struct_size = sizeof(tft_backtest_summary);
+    return r;
+  }
+SWIGINTERN void delete_tft_backtest_summary(struct tft_backtest_summary *self){ free(self); }
 SWIGINTERN struct tft_checkpoint_config *new_tft_checkpoint_config(void){
     tft_checkpoint_config* out = NULL;
     tftswig_ok(tft_checkpoint_config_create_none(&out));
@@ -674,6 +680,20 @@ SWIGINTERN void tft_train_report_GetValidation(struct tft_train_report *self,tft
 SWIGINTERN void tft_train_report_GetMemory(struct tft_train_report *self,tft_memory_report *out){
     if (out != NULL) out->struct_size = sizeof(tft_memory_report);
     tftswig_ok(tft_train_report_get_memory(self, out));
+  }
+SWIGINTERN struct tft_backtest_report *new_tft_backtest_report(tft_config const *config){
+    tft_backtest_report* out = NULL;
+    tftswig_ok(tft_backtest_run(config, NULL, NULL, &out));
+    return out;
+  }
+SWIGINTERN void delete_tft_backtest_report(struct tft_backtest_report *self){ tft_backtest_report_free(self); }
+SWIGINTERN void tft_backtest_report_GetSummary(struct tft_backtest_report *self,tft_backtest_summary *out){
+    if (out != NULL) out->struct_size = sizeof(tft_backtest_summary);
+    tftswig_ok(tft_backtest_report_get_summary(self, out));
+  }
+SWIGINTERN void tft_backtest_report_GetMetrics(struct tft_backtest_report *self,int64_t fold,int forecaster,tft_metrics *out){
+    if (out != NULL) out->struct_size = sizeof(tft_metrics);
+    tftswig_ok(tft_backtest_report_get_metrics(self, fold, (tft_forecaster)forecaster, out));
   }
 SWIGINTERN struct tftswig_index_list *new_tftswig_index_list(void){
     return (tftswig_index_list*)calloc(1, sizeof(tftswig_index_list));
@@ -1002,6 +1022,30 @@ SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_Progress_learning_rate_get___(
 }
 
 
+SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_Progress_fold_get___(void * jarg1) {
+  long long jresult ;
+  struct tft_progress *arg1 = (struct tft_progress *) 0 ;
+  int64_t result;
+  
+  arg1 = (struct tft_progress *)jarg1; 
+  result = (int64_t) ((arg1)->fold);
+  jresult = result; 
+  return jresult;
+}
+
+
+SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_Progress_folds_get___(void * jarg1) {
+  long long jresult ;
+  struct tft_progress *arg1 = (struct tft_progress *) 0 ;
+  int64_t result;
+  
+  arg1 = (struct tft_progress *)jarg1; 
+  result = (int64_t) ((arg1)->folds);
+  jresult = result; 
+  return jresult;
+}
+
+
 SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_new_Progress___() {
   void * jresult ;
   struct tft_progress *result = 0 ;
@@ -1294,6 +1338,98 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_TrainSummary___(void * ja
   
   tftswig_status = TFT_OK;
   delete_tft_train_summary(arg1);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return ;
+  }
+  
+}
+
+
+SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_BacktestSummary_folds_get___(void * jarg1) {
+  long long jresult ;
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  int64_t result;
+  
+  arg1 = (struct tft_backtest_summary *)jarg1; 
+  result = (int64_t) ((arg1)->folds);
+  jresult = result; 
+  return jresult;
+}
+
+
+SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_BacktestSummary_finished_folds_get___(void * jarg1) {
+  long long jresult ;
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  int64_t result;
+  
+  arg1 = (struct tft_backtest_summary *)jarg1; 
+  result = (int64_t) ((arg1)->finished_folds);
+  jresult = result; 
+  return jresult;
+}
+
+
+SWIGEXPORT long long SWIGSTDCALL CSharp_TfTrainfSwig_BacktestSummary_folds_beating_naive_get___(void * jarg1) {
+  long long jresult ;
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  int64_t result;
+  
+  arg1 = (struct tft_backtest_summary *)jarg1; 
+  result = (int64_t) ((arg1)->folds_beating_naive);
+  jresult = result; 
+  return jresult;
+}
+
+
+SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_BacktestSummary_interval_coverage_get___(void * jarg1) {
+  double jresult ;
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  double result;
+  
+  arg1 = (struct tft_backtest_summary *)jarg1; 
+  result = (double) ((arg1)->interval_coverage);
+  jresult = result; 
+  return jresult;
+}
+
+
+SWIGEXPORT double SWIGSTDCALL CSharp_TfTrainfSwig_BacktestSummary_seconds_get___(void * jarg1) {
+  double jresult ;
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  double result;
+  
+  arg1 = (struct tft_backtest_summary *)jarg1; 
+  result = (double) ((arg1)->seconds);
+  jresult = result; 
+  return jresult;
+}
+
+
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_new_BacktestSummary___() {
+  void * jresult ;
+  struct tft_backtest_summary *result = 0 ;
+  
+  
+  tftswig_status = TFT_OK;
+  result = (struct tft_backtest_summary *)new_tft_backtest_summary();
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return 0;
+  }
+  
+  jresult = (void *)result; 
+  return jresult;
+}
+
+
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_BacktestSummary___(void * jarg1) {
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  
+  arg1 = (struct tft_backtest_summary *)jarg1; 
+  
+  tftswig_status = TFT_OK;
+  delete_tft_backtest_summary(arg1);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return ;
@@ -2559,6 +2695,78 @@ SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_TrainReport_GetMemory___(void * 
   
   tftswig_status = TFT_OK;
   tft_train_report_GetMemory(arg1,arg2);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return ;
+  }
+  
+}
+
+
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_new_BacktestReport___(void * jarg1) {
+  void * jresult ;
+  tft_config *arg1 = (tft_config *) 0 ;
+  struct tft_backtest_report *result = 0 ;
+  
+  arg1 = (tft_config *)jarg1; 
+  
+  tftswig_status = TFT_OK;
+  result = (struct tft_backtest_report *)new_tft_backtest_report((struct tft_config const *)arg1);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return 0;
+  }
+  
+  jresult = (void *)result; 
+  return jresult;
+}
+
+
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_delete_BacktestReport___(void * jarg1) {
+  struct tft_backtest_report *arg1 = (struct tft_backtest_report *) 0 ;
+  
+  arg1 = (struct tft_backtest_report *)jarg1; 
+  
+  tftswig_status = TFT_OK;
+  delete_tft_backtest_report(arg1);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return ;
+  }
+  
+}
+
+
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_BacktestReport_GetSummary___(void * jarg1, void * jarg2) {
+  struct tft_backtest_report *arg1 = (struct tft_backtest_report *) 0 ;
+  tft_backtest_summary *arg2 = (tft_backtest_summary *) 0 ;
+  
+  arg1 = (struct tft_backtest_report *)jarg1; 
+  arg2 = (tft_backtest_summary *)jarg2; 
+  
+  tftswig_status = TFT_OK;
+  tft_backtest_report_GetSummary(arg1,arg2);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return ;
+  }
+  
+}
+
+
+SWIGEXPORT void SWIGSTDCALL CSharp_TfTrainfSwig_BacktestReport_GetMetrics___(void * jarg1, long long jarg2, int jarg3, void * jarg4) {
+  struct tft_backtest_report *arg1 = (struct tft_backtest_report *) 0 ;
+  int64_t arg2 ;
+  int arg3 ;
+  tft_metrics *arg4 = (tft_metrics *) 0 ;
+  
+  arg1 = (struct tft_backtest_report *)jarg1; 
+  arg2 = (int64_t)jarg2; 
+  arg3 = (int)jarg3; 
+  arg4 = (tft_metrics *)jarg4; 
+  
+  tftswig_status = TFT_OK;
+  tft_backtest_report_GetMetrics(arg1,arg2,arg3,arg4);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return ;

@@ -222,3 +222,22 @@ def test_init_from_refits_a_saved_model_from_a_file_or_a_table(
     with pytest.raises(tftrain.ConfigError, match="model.hidden_size is 16 here but 8"):
         tftrain.Trainer(tiny(tmp_path / "bad", **{"model.hidden_size": 16}), init_from=model)
 
+
+def test_backtest_reports_every_fold_and_cancels_from_the_callback(tmp_path: Path) -> None:
+    """A refit backtest of tiny.yaml over two folds (docs/backtest.md); a true return from the
+    progress callback in fold 2 cancels, and fold 1's files stay."""
+    overrides = {"backtest.folds": 2, "backtest.mode": "refit", "backtest.refit_epochs": 1}
+    folds_seen: List[int] = []
+    report = tftrain.backtest(
+        tiny(tmp_path / "all", **overrides), progress=lambda p: folds_seen.append(p.fold)
+    )
+    assert report.finished_folds == 2 and len(report.per_fold) == 2
+    assert sorted(set(folds_seen)) == [1, 2]
+    assert report.overall.model.windows == sum(f.model.windows for f in report.per_fold)
+    assert report.overall.model.q_risk_p50 > 0 and report.overall.naive.q_risk_p50 > 0
+    assert (tmp_path / "all" / "backtest.csv").exists()
+    with pytest.raises(tftrain.CancelledError, match="the 1 finished folds are in"):
+        tftrain.backtest(tiny(tmp_path / "stopped", **overrides), progress=lambda p: p.fold == 2)
+    assert '"finished_folds": 1' in (tmp_path / "stopped" / "backtest.json").read_text()
+    with pytest.raises(tftrain.ConfigError, match="backtest.folds 500"):
+        tftrain.backtest(tiny(tmp_path / "bad", **{"backtest.folds": 500}))

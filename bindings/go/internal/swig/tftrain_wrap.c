@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__swig_40d656d168463e9f(const char*);
+  void cgo_panic__swig_42371a9e8f7023a1(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__swig_40d656d168463e9f(p);
+  cgo_panic__swig_42371a9e8f7023a1(p);
 }
 
 
@@ -342,6 +342,12 @@ SWIGINTERN struct tft_train_summary *new_tft_train_summary(void){
     return r;
   }
 SWIGINTERN void delete_tft_train_summary(struct tft_train_summary *self){ free(self); }
+SWIGINTERN struct tft_backtest_summary *new_tft_backtest_summary(void){
+    tft_backtest_summary* r = (tft_backtest_summary*)calloc(1, sizeof(tft_backtest_summary));
+    if (r != NULL) r->struct_size = sizeof(tft_backtest_summary);
+    return r;
+  }
+SWIGINTERN void delete_tft_backtest_summary(struct tft_backtest_summary *self){ free(self); }
 SWIGINTERN struct tft_checkpoint_config *new_tft_checkpoint_config(void){
     tft_checkpoint_config* out = NULL;
     tftswig_ok(tft_checkpoint_config_create_none(&out));
@@ -609,6 +615,20 @@ SWIGINTERN void tft_train_report_GetMemory(struct tft_train_report *self,tft_mem
     if (out != NULL) out->struct_size = sizeof(tft_memory_report);
     tftswig_ok(tft_train_report_get_memory(self, out));
   }
+SWIGINTERN struct tft_backtest_report *new_tft_backtest_report(tft_config const *config){
+    tft_backtest_report* out = NULL;
+    tftswig_ok(tft_backtest_run(config, NULL, NULL, &out));
+    return out;
+  }
+SWIGINTERN void delete_tft_backtest_report(struct tft_backtest_report *self){ tft_backtest_report_free(self); }
+SWIGINTERN void tft_backtest_report_GetSummary(struct tft_backtest_report *self,tft_backtest_summary *out){
+    if (out != NULL) out->struct_size = sizeof(tft_backtest_summary);
+    tftswig_ok(tft_backtest_report_get_summary(self, out));
+  }
+SWIGINTERN void tft_backtest_report_GetMetrics(struct tft_backtest_report *self,int64_t fold,int forecaster,tft_metrics *out){
+    if (out != NULL) out->struct_size = sizeof(tft_metrics);
+    tftswig_ok(tft_backtest_report_get_metrics(self, fold, (tft_forecaster)forecaster, out));
+  }
 SWIGINTERN struct tftswig_index_list *new_tftswig_index_list(void){
     return (tftswig_index_list*)calloc(1, sizeof(tftswig_index_list));
   }
@@ -655,7 +675,7 @@ const char* tftswig_last_error(void) { return tft_last_error(); }
 extern "C" {
 #endif
 
-void _wrap_Swig_free_swig_40d656d168463e9f(void *_swig_go_0) {
+void _wrap_Swig_free_swig_42371a9e8f7023a1(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -665,7 +685,7 @@ void _wrap_Swig_free_swig_40d656d168463e9f(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_swig_40d656d168463e9f(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_swig_42371a9e8f7023a1(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -678,7 +698,7 @@ void *_wrap_Swig_malloc_swig_40d656d168463e9f(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_TFT_OK_swig_40d656d168463e9f() {
+intgo _wrap_TFT_OK_swig_42371a9e8f7023a1() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -694,7 +714,7 @@ intgo _wrap_TFT_OK_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_40d656d168463e9f() {
+intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_42371a9e8f7023a1() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -710,7 +730,7 @@ intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_ERROR_CONFIG_swig_40d656d168463e9f() {
+intgo _wrap_TFT_ERROR_CONFIG_swig_42371a9e8f7023a1() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -726,7 +746,7 @@ intgo _wrap_TFT_ERROR_CONFIG_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_ERROR_DATA_swig_40d656d168463e9f() {
+intgo _wrap_TFT_ERROR_DATA_swig_42371a9e8f7023a1() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -742,7 +762,7 @@ intgo _wrap_TFT_ERROR_DATA_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_ERROR_IO_swig_40d656d168463e9f() {
+intgo _wrap_TFT_ERROR_IO_swig_42371a9e8f7023a1() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -758,7 +778,7 @@ intgo _wrap_TFT_ERROR_IO_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_ERROR_NUMERICAL_swig_40d656d168463e9f() {
+intgo _wrap_TFT_ERROR_NUMERICAL_swig_42371a9e8f7023a1() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -774,7 +794,7 @@ intgo _wrap_TFT_ERROR_NUMERICAL_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_ERROR_CANCELLED_swig_40d656d168463e9f() {
+intgo _wrap_TFT_ERROR_CANCELLED_swig_42371a9e8f7023a1() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -790,7 +810,7 @@ intgo _wrap_TFT_ERROR_CANCELLED_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_40d656d168463e9f() {
+intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_42371a9e8f7023a1() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -806,7 +826,7 @@ intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_ERROR_INTERNAL_swig_40d656d168463e9f() {
+intgo _wrap_TFT_ERROR_INTERNAL_swig_42371a9e8f7023a1() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -822,7 +842,7 @@ intgo _wrap_TFT_ERROR_INTERNAL_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_40d656d168463e9f() {
+intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_42371a9e8f7023a1() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -838,7 +858,7 @@ intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_40d656d168463e9f() {
+intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_42371a9e8f7023a1() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -854,7 +874,7 @@ intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_NONE_swig_40d656d168463e9f() {
+intgo _wrap_TFT_CHECKPOINT_NONE_swig_42371a9e8f7023a1() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -870,7 +890,7 @@ intgo _wrap_TFT_CHECKPOINT_NONE_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_40d656d168463e9f() {
+intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_42371a9e8f7023a1() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -886,7 +906,7 @@ intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_40d656d168463e9f() {
+intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_42371a9e8f7023a1() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -902,7 +922,7 @@ intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_40d656d168463e9f() {
+intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_42371a9e8f7023a1() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -918,7 +938,7 @@ intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_40d656d168463e9f() {
 }
 
 
-double _wrap_Metrics_loss_get_swig_40d656d168463e9f(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_loss_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -931,7 +951,7 @@ double _wrap_Metrics_loss_get_swig_40d656d168463e9f(struct tft_metrics *_swig_go
 }
 
 
-double _wrap_Metrics_q_risk_p50_get_swig_40d656d168463e9f(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_q_risk_p50_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -944,7 +964,7 @@ double _wrap_Metrics_q_risk_p50_get_swig_40d656d168463e9f(struct tft_metrics *_s
 }
 
 
-double _wrap_Metrics_q_risk_p90_get_swig_40d656d168463e9f(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_q_risk_p90_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -957,7 +977,7 @@ double _wrap_Metrics_q_risk_p90_get_swig_40d656d168463e9f(struct tft_metrics *_s
 }
 
 
-double _wrap_Metrics_mae_p50_get_swig_40d656d168463e9f(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_mae_p50_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -970,7 +990,7 @@ double _wrap_Metrics_mae_p50_get_swig_40d656d168463e9f(struct tft_metrics *_swig
 }
 
 
-long long _wrap_Metrics_windows_get_swig_40d656d168463e9f(struct tft_metrics *_swig_go_0) {
+long long _wrap_Metrics_windows_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -983,7 +1003,7 @@ long long _wrap_Metrics_windows_get_swig_40d656d168463e9f(struct tft_metrics *_s
 }
 
 
-struct tft_metrics *_wrap_new_Metrics_swig_40d656d168463e9f() {
+struct tft_metrics *_wrap_new_Metrics_swig_42371a9e8f7023a1() {
   struct tft_metrics *result = 0 ;
   struct tft_metrics *_swig_go_result;
   
@@ -998,7 +1018,7 @@ struct tft_metrics *_wrap_new_Metrics_swig_40d656d168463e9f() {
 }
 
 
-void _wrap_delete_Metrics_swig_40d656d168463e9f(struct tft_metrics *_swig_go_0) {
+void _wrap_delete_Metrics_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   
   arg1 = *(struct tft_metrics **)&_swig_go_0; 
@@ -1012,7 +1032,7 @@ void _wrap_delete_Metrics_swig_40d656d168463e9f(struct tft_metrics *_swig_go_0) 
 }
 
 
-long long _wrap_ForecastInfo_series_get_swig_40d656d168463e9f(struct tft_forecast_info *_swig_go_0) {
+long long _wrap_ForecastInfo_series_get_swig_42371a9e8f7023a1(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1025,7 +1045,7 @@ long long _wrap_ForecastInfo_series_get_swig_40d656d168463e9f(struct tft_forecas
 }
 
 
-long long _wrap_ForecastInfo_origin_get_swig_40d656d168463e9f(struct tft_forecast_info *_swig_go_0) {
+long long _wrap_ForecastInfo_origin_get_swig_42371a9e8f7023a1(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1038,7 +1058,7 @@ long long _wrap_ForecastInfo_origin_get_swig_40d656d168463e9f(struct tft_forecas
 }
 
 
-intgo _wrap_ForecastInfo_is_future_get_swig_40d656d168463e9f(struct tft_forecast_info *_swig_go_0) {
+intgo _wrap_ForecastInfo_is_future_get_swig_42371a9e8f7023a1(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1051,7 +1071,7 @@ intgo _wrap_ForecastInfo_is_future_get_swig_40d656d168463e9f(struct tft_forecast
 }
 
 
-struct tft_forecast_info *_wrap_new_ForecastInfo_swig_40d656d168463e9f() {
+struct tft_forecast_info *_wrap_new_ForecastInfo_swig_42371a9e8f7023a1() {
   struct tft_forecast_info *result = 0 ;
   struct tft_forecast_info *_swig_go_result;
   
@@ -1066,7 +1086,7 @@ struct tft_forecast_info *_wrap_new_ForecastInfo_swig_40d656d168463e9f() {
 }
 
 
-void _wrap_delete_ForecastInfo_swig_40d656d168463e9f(struct tft_forecast_info *_swig_go_0) {
+void _wrap_delete_ForecastInfo_swig_42371a9e8f7023a1(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   
   arg1 = *(struct tft_forecast_info **)&_swig_go_0; 
@@ -1080,7 +1100,7 @@ void _wrap_delete_ForecastInfo_swig_40d656d168463e9f(struct tft_forecast_info *_
 }
 
 
-intgo _wrap_TFT_PROGRESS_STEP_swig_40d656d168463e9f() {
+intgo _wrap_TFT_PROGRESS_STEP_swig_42371a9e8f7023a1() {
   enum tft_progress_kind result;
   intgo _swig_go_result;
   
@@ -1096,7 +1116,7 @@ intgo _wrap_TFT_PROGRESS_STEP_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_TFT_PROGRESS_EPOCH_swig_40d656d168463e9f() {
+intgo _wrap_TFT_PROGRESS_EPOCH_swig_42371a9e8f7023a1() {
   enum tft_progress_kind result;
   intgo _swig_go_result;
   
@@ -1112,7 +1132,7 @@ intgo _wrap_TFT_PROGRESS_EPOCH_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_Progress_kind_get_swig_40d656d168463e9f(struct tft_progress *_swig_go_0) {
+intgo _wrap_Progress_kind_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   tft_progress_kind result;
   intgo _swig_go_result;
@@ -1125,7 +1145,7 @@ intgo _wrap_Progress_kind_get_swig_40d656d168463e9f(struct tft_progress *_swig_g
 }
 
 
-long long _wrap_Progress_epoch_get_swig_40d656d168463e9f(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_epoch_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1138,7 +1158,7 @@ long long _wrap_Progress_epoch_get_swig_40d656d168463e9f(struct tft_progress *_s
 }
 
 
-long long _wrap_Progress_epochs_get_swig_40d656d168463e9f(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_epochs_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1151,7 +1171,7 @@ long long _wrap_Progress_epochs_get_swig_40d656d168463e9f(struct tft_progress *_
 }
 
 
-long long _wrap_Progress_step_get_swig_40d656d168463e9f(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_step_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1164,7 +1184,7 @@ long long _wrap_Progress_step_get_swig_40d656d168463e9f(struct tft_progress *_sw
 }
 
 
-long long _wrap_Progress_steps_per_epoch_get_swig_40d656d168463e9f(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_steps_per_epoch_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1177,7 +1197,7 @@ long long _wrap_Progress_steps_per_epoch_get_swig_40d656d168463e9f(struct tft_pr
 }
 
 
-double _wrap_Progress_train_loss_get_swig_40d656d168463e9f(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_train_loss_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1190,7 +1210,7 @@ double _wrap_Progress_train_loss_get_swig_40d656d168463e9f(struct tft_progress *
 }
 
 
-double _wrap_Progress_validation_loss_get_swig_40d656d168463e9f(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_validation_loss_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1203,7 +1223,7 @@ double _wrap_Progress_validation_loss_get_swig_40d656d168463e9f(struct tft_progr
 }
 
 
-double _wrap_Progress_samples_per_second_get_swig_40d656d168463e9f(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_samples_per_second_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1216,7 +1236,7 @@ double _wrap_Progress_samples_per_second_get_swig_40d656d168463e9f(struct tft_pr
 }
 
 
-long long _wrap_Progress_peak_activation_bytes_get_swig_40d656d168463e9f(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_peak_activation_bytes_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1229,7 +1249,7 @@ long long _wrap_Progress_peak_activation_bytes_get_swig_40d656d168463e9f(struct 
 }
 
 
-double _wrap_Progress_learning_rate_get_swig_40d656d168463e9f(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_learning_rate_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1242,7 +1262,33 @@ double _wrap_Progress_learning_rate_get_swig_40d656d168463e9f(struct tft_progres
 }
 
 
-struct tft_progress *_wrap_new_Progress_swig_40d656d168463e9f() {
+long long _wrap_Progress_fold_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+  struct tft_progress *arg1 = (struct tft_progress *) 0 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct tft_progress **)&_swig_go_0; 
+  
+  result = (int64_t) ((arg1)->fold);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_Progress_folds_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+  struct tft_progress *arg1 = (struct tft_progress *) 0 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct tft_progress **)&_swig_go_0; 
+  
+  result = (int64_t) ((arg1)->folds);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+struct tft_progress *_wrap_new_Progress_swig_42371a9e8f7023a1() {
   struct tft_progress *result = 0 ;
   struct tft_progress *_swig_go_result;
   
@@ -1257,7 +1303,7 @@ struct tft_progress *_wrap_new_Progress_swig_40d656d168463e9f() {
 }
 
 
-void _wrap_delete_Progress_swig_40d656d168463e9f(struct tft_progress *_swig_go_0) {
+void _wrap_delete_Progress_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   
   arg1 = *(struct tft_progress **)&_swig_go_0; 
@@ -1271,7 +1317,7 @@ void _wrap_delete_Progress_swig_40d656d168463e9f(struct tft_progress *_swig_go_0
 }
 
 
-long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_40d656d168463e9f(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1284,7 +1330,7 @@ long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_40d656d168463e9f(s
 }
 
 
-long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_40d656d168463e9f(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1297,7 +1343,7 @@ long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_40d656d168463e9f(stru
 }
 
 
-double _wrap_MemoryReport_measured_savings_get_swig_40d656d168463e9f(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_measured_savings_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1310,7 +1356,7 @@ double _wrap_MemoryReport_measured_savings_get_swig_40d656d168463e9f(struct tft_
 }
 
 
-double _wrap_MemoryReport_predicted_savings_get_swig_40d656d168463e9f(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_predicted_savings_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1323,7 +1369,7 @@ double _wrap_MemoryReport_predicted_savings_get_swig_40d656d168463e9f(struct tft
 }
 
 
-double _wrap_MemoryReport_predicted_compute_overhead_get_swig_40d656d168463e9f(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_predicted_compute_overhead_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1336,7 +1382,7 @@ double _wrap_MemoryReport_predicted_compute_overhead_get_swig_40d656d168463e9f(s
 }
 
 
-long long _wrap_MemoryReport_num_units_get_swig_40d656d168463e9f(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_num_units_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1349,7 +1395,7 @@ long long _wrap_MemoryReport_num_units_get_swig_40d656d168463e9f(struct tft_memo
 }
 
 
-struct tft_memory_report *_wrap_new_MemoryReport_swig_40d656d168463e9f() {
+struct tft_memory_report *_wrap_new_MemoryReport_swig_42371a9e8f7023a1() {
   struct tft_memory_report *result = 0 ;
   struct tft_memory_report *_swig_go_result;
   
@@ -1364,7 +1410,7 @@ struct tft_memory_report *_wrap_new_MemoryReport_swig_40d656d168463e9f() {
 }
 
 
-void _wrap_delete_MemoryReport_swig_40d656d168463e9f(struct tft_memory_report *_swig_go_0) {
+void _wrap_delete_MemoryReport_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   
   arg1 = *(struct tft_memory_report **)&_swig_go_0; 
@@ -1378,7 +1424,7 @@ void _wrap_delete_MemoryReport_swig_40d656d168463e9f(struct tft_memory_report *_
 }
 
 
-long long _wrap_TrainSummary_epochs_run_get_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_epochs_run_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1391,7 +1437,7 @@ long long _wrap_TrainSummary_epochs_run_get_swig_40d656d168463e9f(struct tft_tra
 }
 
 
-long long _wrap_TrainSummary_best_epoch_get_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_best_epoch_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1404,7 +1450,7 @@ long long _wrap_TrainSummary_best_epoch_get_swig_40d656d168463e9f(struct tft_tra
 }
 
 
-long long _wrap_TrainSummary_resumed_from_epoch_get_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_resumed_from_epoch_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1417,7 +1463,7 @@ long long _wrap_TrainSummary_resumed_from_epoch_get_swig_40d656d168463e9f(struct
 }
 
 
-intgo _wrap_TrainSummary_early_stopped_get_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+intgo _wrap_TrainSummary_early_stopped_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1430,7 +1476,7 @@ intgo _wrap_TrainSummary_early_stopped_get_swig_40d656d168463e9f(struct tft_trai
 }
 
 
-double _wrap_TrainSummary_initial_validation_loss_get_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_initial_validation_loss_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1443,7 +1489,7 @@ double _wrap_TrainSummary_initial_validation_loss_get_swig_40d656d168463e9f(stru
 }
 
 
-double _wrap_TrainSummary_best_validation_loss_get_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_best_validation_loss_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1456,7 +1502,7 @@ double _wrap_TrainSummary_best_validation_loss_get_swig_40d656d168463e9f(struct 
 }
 
 
-double _wrap_TrainSummary_final_validation_loss_get_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_final_validation_loss_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1469,7 +1515,7 @@ double _wrap_TrainSummary_final_validation_loss_get_swig_40d656d168463e9f(struct
 }
 
 
-double _wrap_TrainSummary_final_train_loss_get_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_final_train_loss_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1482,7 +1528,7 @@ double _wrap_TrainSummary_final_train_loss_get_swig_40d656d168463e9f(struct tft_
 }
 
 
-double _wrap_TrainSummary_train_seconds_get_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_train_seconds_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1495,7 +1541,7 @@ double _wrap_TrainSummary_train_seconds_get_swig_40d656d168463e9f(struct tft_tra
 }
 
 
-double _wrap_TrainSummary_samples_per_second_get_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_samples_per_second_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1508,7 +1554,7 @@ double _wrap_TrainSummary_samples_per_second_get_swig_40d656d168463e9f(struct tf
 }
 
 
-long long _wrap_TrainSummary_peak_activation_bytes_get_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_peak_activation_bytes_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1521,7 +1567,7 @@ long long _wrap_TrainSummary_peak_activation_bytes_get_swig_40d656d168463e9f(str
 }
 
 
-struct tft_train_summary *_wrap_new_TrainSummary_swig_40d656d168463e9f() {
+struct tft_train_summary *_wrap_new_TrainSummary_swig_42371a9e8f7023a1() {
   struct tft_train_summary *result = 0 ;
   struct tft_train_summary *_swig_go_result;
   
@@ -1536,7 +1582,7 @@ struct tft_train_summary *_wrap_new_TrainSummary_swig_40d656d168463e9f() {
 }
 
 
-void _wrap_delete_TrainSummary_swig_40d656d168463e9f(struct tft_train_summary *_swig_go_0) {
+void _wrap_delete_TrainSummary_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   
   arg1 = *(struct tft_train_summary **)&_swig_go_0; 
@@ -1550,7 +1596,149 @@ void _wrap_delete_TrainSummary_swig_40d656d168463e9f(struct tft_train_summary *_
 }
 
 
-struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_40d656d168463e9f() {
+intgo _wrap_TFT_FORECASTER_MODEL_swig_42371a9e8f7023a1() {
+  enum tft_forecaster result;
+  intgo _swig_go_result;
+  
+  
+  
+  tftswig_status = TFT_OK;
+  result = TFT_FORECASTER_MODEL;
+  
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_TFT_FORECASTER_NAIVE_swig_42371a9e8f7023a1() {
+  enum tft_forecaster result;
+  intgo _swig_go_result;
+  
+  
+  
+  tftswig_status = TFT_OK;
+  result = TFT_FORECASTER_NAIVE;
+  
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+intgo _wrap_TFT_FORECASTER_SEASONAL_NAIVE_swig_42371a9e8f7023a1() {
+  enum tft_forecaster result;
+  intgo _swig_go_result;
+  
+  
+  
+  tftswig_status = TFT_OK;
+  result = TFT_FORECASTER_SEASONAL_NAIVE;
+  
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  _swig_go_result = (intgo)result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_BacktestSummary_folds_get_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct tft_backtest_summary **)&_swig_go_0; 
+  
+  result = (int64_t) ((arg1)->folds);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_BacktestSummary_finished_folds_get_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct tft_backtest_summary **)&_swig_go_0; 
+  
+  result = (int64_t) ((arg1)->finished_folds);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+long long _wrap_BacktestSummary_folds_beating_naive_get_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  int64_t result;
+  long long _swig_go_result;
+  
+  arg1 = *(struct tft_backtest_summary **)&_swig_go_0; 
+  
+  result = (int64_t) ((arg1)->folds_beating_naive);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+double _wrap_BacktestSummary_interval_coverage_get_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  double result;
+  double _swig_go_result;
+  
+  arg1 = *(struct tft_backtest_summary **)&_swig_go_0; 
+  
+  result = (double) ((arg1)->interval_coverage);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+double _wrap_BacktestSummary_seconds_get_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  double result;
+  double _swig_go_result;
+  
+  arg1 = *(struct tft_backtest_summary **)&_swig_go_0; 
+  
+  result = (double) ((arg1)->seconds);
+  _swig_go_result = result; 
+  return _swig_go_result;
+}
+
+
+struct tft_backtest_summary *_wrap_new_BacktestSummary_swig_42371a9e8f7023a1() {
+  struct tft_backtest_summary *result = 0 ;
+  struct tft_backtest_summary *_swig_go_result;
+  
+  
+  
+  tftswig_status = TFT_OK;
+  result = (struct tft_backtest_summary *)new_tft_backtest_summary();
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  *(struct tft_backtest_summary **)&_swig_go_result = (struct tft_backtest_summary *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_delete_BacktestSummary_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+  struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
+  
+  arg1 = *(struct tft_backtest_summary **)&_swig_go_0; 
+  
+  
+  tftswig_status = TFT_OK;
+  delete_tft_backtest_summary(arg1);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  
+}
+
+
+struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_42371a9e8f7023a1() {
   struct tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
   
@@ -1565,7 +1753,7 @@ struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_40d656d168463e9f()
 }
 
 
-void _wrap_delete_CheckpointConfig_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0) {
+void _wrap_delete_CheckpointConfig_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   
   arg1 = *(struct tft_checkpoint_config **)&_swig_go_0; 
@@ -1579,7 +1767,7 @@ void _wrap_delete_CheckpointConfig_swig_40d656d168463e9f(struct tft_checkpoint_c
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateUniform_swig_40d656d168463e9f(long long _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateUniform_swig_42371a9e8f7023a1(long long _swig_go_0) {
   uint64_t arg1 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1596,7 +1784,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateUniform_swig_40d656d1
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateSelective_swig_40d656d168463e9f(struct tftswig_index_list *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateSelective_swig_42371a9e8f7023a1(struct tftswig_index_list *_swig_go_0) {
   tftswig_index_list *arg1 = (tftswig_index_list *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1613,7 +1801,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateSelective_swig_40d656
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateDynamic_swig_40d656d168463e9f(long long _swig_go_0, double _swig_go_1) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateDynamic_swig_42371a9e8f7023a1(long long _swig_go_0, double _swig_go_1) {
   uint64_t arg1 ;
   double arg2 ;
   tft_checkpoint_config *result = 0 ;
@@ -1632,7 +1820,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateDynamic_swig_40d656d1
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromYaml_swig_40d656d168463e9f(_gostring_ _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromYaml_swig_42371a9e8f7023a1(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1654,7 +1842,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromYaml_swig_40d656d
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromJson_swig_40d656d168463e9f(_gostring_ _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromJson_swig_42371a9e8f7023a1(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1676,7 +1864,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromJson_swig_40d656d
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1693,7 +1881,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_40d656d168463e9f
 }
 
 
-void _wrap_CheckpointConfig_SetCheckpointAttention_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
+void _wrap_CheckpointConfig_SetCheckpointAttention_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool arg2 ;
   
@@ -1709,7 +1897,7 @@ void _wrap_CheckpointConfig_SetCheckpointAttention_swig_40d656d168463e9f(struct 
 }
 
 
-void _wrap_CheckpointConfig_SetCheckpointFfn_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
+void _wrap_CheckpointConfig_SetCheckpointFfn_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool arg2 ;
   
@@ -1725,7 +1913,7 @@ void _wrap_CheckpointConfig_SetCheckpointFfn_swig_40d656d168463e9f(struct tft_ch
 }
 
 
-void _wrap_CheckpointConfig_SetMinInterval_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_CheckpointConfig_SetMinInterval_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   
@@ -1741,7 +1929,7 @@ void _wrap_CheckpointConfig_SetMinInterval_swig_40d656d168463e9f(struct tft_chec
 }
 
 
-intgo _wrap_CheckpointConfig_GetStrategy_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0) {
+intgo _wrap_CheckpointConfig_GetStrategy_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1758,7 +1946,7 @@ intgo _wrap_CheckpointConfig_GetStrategy_swig_40d656d168463e9f(struct tft_checkp
 }
 
 
-bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0) {
+bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool result;
   bool _swig_go_result;
@@ -1775,7 +1963,7 @@ bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_40d656d168463e9f(struct 
 }
 
 
-bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0) {
+bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool result;
   bool _swig_go_result;
@@ -1792,7 +1980,7 @@ bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_40d656d168463e9f(struct tft_ch
 }
 
 
-long long _wrap_CheckpointConfig_GetMinInterval_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0) {
+long long _wrap_CheckpointConfig_GetMinInterval_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1809,7 +1997,7 @@ long long _wrap_CheckpointConfig_GetMinInterval_swig_40d656d168463e9f(struct tft
 }
 
 
-bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   bool result;
@@ -1828,7 +2016,7 @@ bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_40d656d168463e9f(struct tft
 }
 
 
-double _wrap_CheckpointConfig_GetMemorySavings_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+double _wrap_CheckpointConfig_GetMemorySavings_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -1847,7 +2035,7 @@ double _wrap_CheckpointConfig_GetMemorySavings_swig_40d656d168463e9f(struct tft_
 }
 
 
-double _wrap_CheckpointConfig_GetComputeOverhead_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+double _wrap_CheckpointConfig_GetComputeOverhead_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -1866,7 +2054,7 @@ double _wrap_CheckpointConfig_GetComputeOverhead_swig_40d656d168463e9f(struct tf
 }
 
 
-void _wrap_CheckpointConfig_Validate_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0) {
+void _wrap_CheckpointConfig_Validate_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   
   arg1 = *(struct tft_checkpoint_config **)&_swig_go_0; 
@@ -1880,7 +2068,7 @@ void _wrap_CheckpointConfig_Validate_swig_40d656d168463e9f(struct tft_checkpoint
 }
 
 
-_gostring_ _wrap_CheckpointConfig_GetSummary_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_GetSummary_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1898,7 +2086,7 @@ _gostring_ _wrap_CheckpointConfig_GetSummary_swig_40d656d168463e9f(struct tft_ch
 }
 
 
-_gostring_ _wrap_CheckpointConfig_ToYaml_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_ToYaml_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1916,7 +2104,7 @@ _gostring_ _wrap_CheckpointConfig_ToYaml_swig_40d656d168463e9f(struct tft_checkp
 }
 
 
-_gostring_ _wrap_CheckpointConfig_ToJson_swig_40d656d168463e9f(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_ToJson_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -1934,7 +2122,7 @@ _gostring_ _wrap_CheckpointConfig_ToJson_swig_40d656d168463e9f(struct tft_checkp
 }
 
 
-struct tft_config *_wrap_new_Config_swig_40d656d168463e9f(_gostring_ _swig_go_0) {
+struct tft_config *_wrap_new_Config_swig_42371a9e8f7023a1(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   struct tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -1956,7 +2144,7 @@ struct tft_config *_wrap_new_Config_swig_40d656d168463e9f(_gostring_ _swig_go_0)
 }
 
 
-void _wrap_delete_Config_swig_40d656d168463e9f(struct tft_config *_swig_go_0) {
+void _wrap_delete_Config_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   
   arg1 = *(struct tft_config **)&_swig_go_0; 
@@ -1970,7 +2158,7 @@ void _wrap_delete_Config_swig_40d656d168463e9f(struct tft_config *_swig_go_0) {
 }
 
 
-struct tft_config *_wrap_Config_CreateFromFile_swig_40d656d168463e9f(_gostring_ _swig_go_0) {
+struct tft_config *_wrap_Config_CreateFromFile_swig_42371a9e8f7023a1(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -1992,7 +2180,7 @@ struct tft_config *_wrap_Config_CreateFromFile_swig_40d656d168463e9f(_gostring_ 
 }
 
 
-struct tft_config *_wrap_Config_Clone_swig_40d656d168463e9f(struct tft_config *_swig_go_0) {
+struct tft_config *_wrap_Config_Clone_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -2009,7 +2197,7 @@ struct tft_config *_wrap_Config_Clone_swig_40d656d168463e9f(struct tft_config *_
 }
 
 
-_gostring_ _wrap_Config_GetValue_swig_40d656d168463e9f(struct tft_config *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_Config_GetValue_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *arg2 = (char *) 0 ;
   char *result = 0 ;
@@ -2034,7 +2222,7 @@ _gostring_ _wrap_Config_GetValue_swig_40d656d168463e9f(struct tft_config *_swig_
 }
 
 
-void _wrap_Config_SetValue_swig_40d656d168463e9f(struct tft_config *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+void _wrap_Config_SetValue_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2062,7 +2250,7 @@ void _wrap_Config_SetValue_swig_40d656d168463e9f(struct tft_config *_swig_go_0, 
 }
 
 
-void _wrap_Config_SetCheckpoint_swig_40d656d168463e9f(struct tft_config *_swig_go_0, struct tft_checkpoint_config *_swig_go_1) {
+void _wrap_Config_SetCheckpoint_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0, struct tft_checkpoint_config *_swig_go_1) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_checkpoint_config *arg2 = (tft_checkpoint_config *) 0 ;
   
@@ -2078,7 +2266,7 @@ void _wrap_Config_SetCheckpoint_swig_40d656d168463e9f(struct tft_config *_swig_g
 }
 
 
-struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_40d656d168463e9f(struct tft_config *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -2095,7 +2283,7 @@ struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_40d656d168463e9f(s
 }
 
 
-void _wrap_Config_Validate_swig_40d656d168463e9f(struct tft_config *_swig_go_0) {
+void _wrap_Config_Validate_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   
   arg1 = *(struct tft_config **)&_swig_go_0; 
@@ -2109,7 +2297,7 @@ void _wrap_Config_Validate_swig_40d656d168463e9f(struct tft_config *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_Config_ToYaml_swig_40d656d168463e9f(struct tft_config *_swig_go_0) {
+_gostring_ _wrap_Config_ToYaml_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2127,7 +2315,7 @@ _gostring_ _wrap_Config_ToYaml_swig_40d656d168463e9f(struct tft_config *_swig_go
 }
 
 
-struct tft_trainer *_wrap_new_Trainer_swig_40d656d168463e9f(struct tft_config *_swig_go_0) {
+struct tft_trainer *_wrap_new_Trainer_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
   tft_config *arg1 = (tft_config *) 0 ;
   struct tft_trainer *result = 0 ;
   struct tft_trainer *_swig_go_result;
@@ -2144,7 +2332,7 @@ struct tft_trainer *_wrap_new_Trainer_swig_40d656d168463e9f(struct tft_config *_
 }
 
 
-void _wrap_delete_Trainer_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0) {
+void _wrap_delete_Trainer_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2158,7 +2346,7 @@ void _wrap_delete_Trainer_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0) 
 }
 
 
-void _wrap_Trainer_ClearProgress_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0) {
+void _wrap_Trainer_ClearProgress_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2172,7 +2360,7 @@ void _wrap_Trainer_ClearProgress_swig_40d656d168463e9f(struct tft_trainer *_swig
 }
 
 
-void _wrap_Trainer_SetProgressHandle_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0, long long _swig_go_1) {
+void _wrap_Trainer_SetProgressHandle_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, long long _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   uint64_t arg2 ;
   
@@ -2188,7 +2376,7 @@ void _wrap_Trainer_SetProgressHandle_swig_40d656d168463e9f(struct tft_trainer *_
 }
 
 
-struct tft_train_report *_wrap_Trainer_Train_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0) {
+struct tft_train_report *_wrap_Trainer_Train_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_train_report *result = 0 ;
   struct tft_train_report *_swig_go_result;
@@ -2205,7 +2393,7 @@ struct tft_train_report *_wrap_Trainer_Train_swig_40d656d168463e9f(struct tft_tr
 }
 
 
-struct tft_train_report *_wrap_Trainer_Resume_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0) {
+struct tft_train_report *_wrap_Trainer_Resume_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_train_report *result = 0 ;
   struct tft_train_report *_swig_go_result;
@@ -2222,7 +2410,7 @@ struct tft_train_report *_wrap_Trainer_Resume_swig_40d656d168463e9f(struct tft_t
 }
 
 
-void _wrap_Trainer_Cancel_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0) {
+void _wrap_Trainer_Cancel_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2236,7 +2424,7 @@ void _wrap_Trainer_Cancel_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0) 
 }
 
 
-void _wrap_Trainer_Evaluate_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0, struct tft_metrics *_swig_go_1) {
+void _wrap_Trainer_Evaluate_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, struct tft_metrics *_swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_metrics *arg2 = (tft_metrics *) 0 ;
   
@@ -2252,7 +2440,7 @@ void _wrap_Trainer_Evaluate_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0
 }
 
 
-struct tft_predictions *_wrap_Trainer_Predict_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0) {
+struct tft_predictions *_wrap_Trainer_Predict_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_predictions *result = 0 ;
   struct tft_predictions *_swig_go_result;
@@ -2269,7 +2457,7 @@ struct tft_predictions *_wrap_Trainer_Predict_swig_40d656d168463e9f(struct tft_t
 }
 
 
-void _wrap_Trainer_PredictCsv_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Trainer_PredictCsv_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2290,7 +2478,7 @@ void _wrap_Trainer_PredictCsv_swig_40d656d168463e9f(struct tft_trainer *_swig_go
 }
 
 
-void _wrap_Trainer_Save_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Trainer_Save_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2311,7 +2499,7 @@ void _wrap_Trainer_Save_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0, _g
 }
 
 
-void _wrap_Trainer_MeasureMemory_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0, struct tft_memory_report *_swig_go_1) {
+void _wrap_Trainer_MeasureMemory_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, struct tft_memory_report *_swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_memory_report *arg2 = (tft_memory_report *) 0 ;
   
@@ -2327,7 +2515,7 @@ void _wrap_Trainer_MeasureMemory_swig_40d656d168463e9f(struct tft_trainer *_swig
 }
 
 
-struct tft_trainer *_wrap_Trainer_CreateFromData_swig_40d656d168463e9f(struct tft_config *_swig_go_0, struct tft_data *_swig_go_1) {
+struct tft_trainer *_wrap_Trainer_CreateFromData_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0, struct tft_data *_swig_go_1) {
   tft_config *arg1 = (tft_config *) 0 ;
   tft_data *arg2 = (tft_data *) 0 ;
   tft_trainer *result = 0 ;
@@ -2346,7 +2534,7 @@ struct tft_trainer *_wrap_Trainer_CreateFromData_swig_40d656d168463e9f(struct tf
 }
 
 
-struct tft_predictions *_wrap_Trainer_PredictData_swig_40d656d168463e9f(struct tft_trainer *_swig_go_0, struct tft_data *_swig_go_1) {
+struct tft_predictions *_wrap_Trainer_PredictData_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, struct tft_data *_swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_data *arg2 = (tft_data *) 0 ;
   tft_predictions *result = 0 ;
@@ -2365,7 +2553,7 @@ struct tft_predictions *_wrap_Trainer_PredictData_swig_40d656d168463e9f(struct t
 }
 
 
-void _wrap_delete_Predictions_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0) {
+void _wrap_delete_Predictions_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   
   arg1 = *(struct tft_predictions **)&_swig_go_0; 
@@ -2379,7 +2567,7 @@ void _wrap_delete_Predictions_swig_40d656d168463e9f(struct tft_predictions *_swi
 }
 
 
-long long _wrap_Predictions_GetForecastCount_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetForecastCount_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2396,7 +2584,7 @@ long long _wrap_Predictions_GetForecastCount_swig_40d656d168463e9f(struct tft_pr
 }
 
 
-long long _wrap_Predictions_GetHorizon_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetHorizon_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2413,7 +2601,7 @@ long long _wrap_Predictions_GetHorizon_swig_40d656d168463e9f(struct tft_predicti
 }
 
 
-long long _wrap_Predictions_GetQuantileCount_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetQuantileCount_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2430,7 +2618,7 @@ long long _wrap_Predictions_GetQuantileCount_swig_40d656d168463e9f(struct tft_pr
 }
 
 
-double _wrap_Predictions_GetQuantile_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
+double _wrap_Predictions_GetQuantile_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -2449,7 +2637,7 @@ double _wrap_Predictions_GetQuantile_swig_40d656d168463e9f(struct tft_prediction
 }
 
 
-void _wrap_Predictions_GetForecastInfo_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0, long long _swig_go_1, struct tft_forecast_info *_swig_go_2) {
+void _wrap_Predictions_GetForecastInfo_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0, long long _swig_go_1, struct tft_forecast_info *_swig_go_2) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   tft_forecast_info *arg3 = (tft_forecast_info *) 0 ;
@@ -2467,7 +2655,7 @@ void _wrap_Predictions_GetForecastInfo_swig_40d656d168463e9f(struct tft_predicti
 }
 
 
-_gostring_ _wrap_Predictions_GetSeriesName_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_Predictions_GetSeriesName_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -2487,7 +2675,7 @@ _gostring_ _wrap_Predictions_GetSeriesName_swig_40d656d168463e9f(struct tft_pred
 }
 
 
-struct tftswig_float_array *_wrap_Predictions_GetValues_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0) {
+struct tftswig_float_array *_wrap_Predictions_GetValues_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_float_array *result = 0 ;
   struct tftswig_float_array *_swig_go_result;
@@ -2504,7 +2692,7 @@ struct tftswig_float_array *_wrap_Predictions_GetValues_swig_40d656d168463e9f(st
 }
 
 
-struct tftswig_float_array *_wrap_Predictions_GetActuals_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0) {
+struct tftswig_float_array *_wrap_Predictions_GetActuals_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_float_array *result = 0 ;
   struct tftswig_float_array *_swig_go_result;
@@ -2521,7 +2709,7 @@ struct tftswig_float_array *_wrap_Predictions_GetActuals_swig_40d656d168463e9f(s
 }
 
 
-struct tftswig_int64_array *_wrap_Predictions_GetTimes_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0) {
+struct tftswig_int64_array *_wrap_Predictions_GetTimes_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_int64_array *result = 0 ;
   struct tftswig_int64_array *_swig_go_result;
@@ -2538,7 +2726,7 @@ struct tftswig_int64_array *_wrap_Predictions_GetTimes_swig_40d656d168463e9f(str
 }
 
 
-void _wrap_Predictions_WriteCsv_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Predictions_WriteCsv_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2559,7 +2747,7 @@ void _wrap_Predictions_WriteCsv_swig_40d656d168463e9f(struct tft_predictions *_s
 }
 
 
-void _wrap_Predictions_ToArrowStream_swig_40d656d168463e9f(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
+void _wrap_Predictions_ToArrowStream_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   
@@ -2575,7 +2763,7 @@ void _wrap_Predictions_ToArrowStream_swig_40d656d168463e9f(struct tft_prediction
 }
 
 
-struct tft_model *_wrap_new_Model_swig_40d656d168463e9f(_gostring_ _swig_go_0) {
+struct tft_model *_wrap_new_Model_swig_42371a9e8f7023a1(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   struct tft_model *result = 0 ;
   struct tft_model *_swig_go_result;
@@ -2597,7 +2785,7 @@ struct tft_model *_wrap_new_Model_swig_40d656d168463e9f(_gostring_ _swig_go_0) {
 }
 
 
-void _wrap_delete_Model_swig_40d656d168463e9f(struct tft_model *_swig_go_0) {
+void _wrap_delete_Model_swig_42371a9e8f7023a1(struct tft_model *_swig_go_0) {
   struct tft_model *arg1 = (struct tft_model *) 0 ;
   
   arg1 = *(struct tft_model **)&_swig_go_0; 
@@ -2611,7 +2799,7 @@ void _wrap_delete_Model_swig_40d656d168463e9f(struct tft_model *_swig_go_0) {
 }
 
 
-struct tft_predictions *_wrap_Model_Predict_swig_40d656d168463e9f(struct tft_model *_swig_go_0, _gostring_ _swig_go_1) {
+struct tft_predictions *_wrap_Model_Predict_swig_42371a9e8f7023a1(struct tft_model *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_model *arg1 = (struct tft_model *) 0 ;
   char *arg2 = (char *) 0 ;
   tft_predictions *result = 0 ;
@@ -2635,7 +2823,7 @@ struct tft_predictions *_wrap_Model_Predict_swig_40d656d168463e9f(struct tft_mod
 }
 
 
-struct tft_predictions *_wrap_Model_PredictData_swig_40d656d168463e9f(struct tft_model *_swig_go_0, struct tft_data *_swig_go_1) {
+struct tft_predictions *_wrap_Model_PredictData_swig_42371a9e8f7023a1(struct tft_model *_swig_go_0, struct tft_data *_swig_go_1) {
   struct tft_model *arg1 = (struct tft_model *) 0 ;
   tft_data *arg2 = (tft_data *) 0 ;
   tft_predictions *result = 0 ;
@@ -2654,7 +2842,7 @@ struct tft_predictions *_wrap_Model_PredictData_swig_40d656d168463e9f(struct tft
 }
 
 
-struct tft_data *_wrap_new_Data_swig_40d656d168463e9f(long long _swig_go_0) {
+struct tft_data *_wrap_new_Data_swig_42371a9e8f7023a1(long long _swig_go_0) {
   uint64_t arg1 ;
   struct tft_data *result = 0 ;
   struct tft_data *_swig_go_result;
@@ -2671,7 +2859,7 @@ struct tft_data *_wrap_new_Data_swig_40d656d168463e9f(long long _swig_go_0) {
 }
 
 
-void _wrap_delete_Data_swig_40d656d168463e9f(struct tft_data *_swig_go_0) {
+void _wrap_delete_Data_swig_42371a9e8f7023a1(struct tft_data *_swig_go_0) {
   struct tft_data *arg1 = (struct tft_data *) 0 ;
   
   arg1 = *(struct tft_data **)&_swig_go_0; 
@@ -2685,7 +2873,7 @@ void _wrap_delete_Data_swig_40d656d168463e9f(struct tft_data *_swig_go_0) {
 }
 
 
-long long _wrap_Data_GetNumRows_swig_40d656d168463e9f(struct tft_data *_swig_go_0) {
+long long _wrap_Data_GetNumRows_swig_42371a9e8f7023a1(struct tft_data *_swig_go_0) {
   struct tft_data *arg1 = (struct tft_data *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -2702,7 +2890,7 @@ long long _wrap_Data_GetNumRows_swig_40d656d168463e9f(struct tft_data *_swig_go_
 }
 
 
-void _wrap_delete_TrainReport_swig_40d656d168463e9f(struct tft_train_report *_swig_go_0) {
+void _wrap_delete_TrainReport_swig_42371a9e8f7023a1(struct tft_train_report *_swig_go_0) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   
   arg1 = *(struct tft_train_report **)&_swig_go_0; 
@@ -2716,7 +2904,7 @@ void _wrap_delete_TrainReport_swig_40d656d168463e9f(struct tft_train_report *_sw
 }
 
 
-void _wrap_TrainReport_GetSummary_swig_40d656d168463e9f(struct tft_train_report *_swig_go_0, struct tft_train_summary *_swig_go_1) {
+void _wrap_TrainReport_GetSummary_swig_42371a9e8f7023a1(struct tft_train_report *_swig_go_0, struct tft_train_summary *_swig_go_1) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   tft_train_summary *arg2 = (tft_train_summary *) 0 ;
   
@@ -2732,7 +2920,7 @@ void _wrap_TrainReport_GetSummary_swig_40d656d168463e9f(struct tft_train_report 
 }
 
 
-void _wrap_TrainReport_GetValidation_swig_40d656d168463e9f(struct tft_train_report *_swig_go_0, struct tft_metrics *_swig_go_1) {
+void _wrap_TrainReport_GetValidation_swig_42371a9e8f7023a1(struct tft_train_report *_swig_go_0, struct tft_metrics *_swig_go_1) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   tft_metrics *arg2 = (tft_metrics *) 0 ;
   
@@ -2748,7 +2936,7 @@ void _wrap_TrainReport_GetValidation_swig_40d656d168463e9f(struct tft_train_repo
 }
 
 
-void _wrap_TrainReport_GetMemory_swig_40d656d168463e9f(struct tft_train_report *_swig_go_0, struct tft_memory_report *_swig_go_1) {
+void _wrap_TrainReport_GetMemory_swig_42371a9e8f7023a1(struct tft_train_report *_swig_go_0, struct tft_memory_report *_swig_go_1) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   tft_memory_report *arg2 = (tft_memory_report *) 0 ;
   
@@ -2764,7 +2952,74 @@ void _wrap_TrainReport_GetMemory_swig_40d656d168463e9f(struct tft_train_report *
 }
 
 
-struct tftswig_index_list *_wrap_new_IndexList_swig_40d656d168463e9f() {
+struct tft_backtest_report *_wrap_new_BacktestReport_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
+  tft_config *arg1 = (tft_config *) 0 ;
+  struct tft_backtest_report *result = 0 ;
+  struct tft_backtest_report *_swig_go_result;
+  
+  arg1 = *(tft_config **)&_swig_go_0; 
+  
+  
+  tftswig_status = TFT_OK;
+  result = (struct tft_backtest_report *)new_tft_backtest_report((struct tft_config const *)arg1);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  *(struct tft_backtest_report **)&_swig_go_result = (struct tft_backtest_report *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_delete_BacktestReport_swig_42371a9e8f7023a1(struct tft_backtest_report *_swig_go_0) {
+  struct tft_backtest_report *arg1 = (struct tft_backtest_report *) 0 ;
+  
+  arg1 = *(struct tft_backtest_report **)&_swig_go_0; 
+  
+  
+  tftswig_status = TFT_OK;
+  delete_tft_backtest_report(arg1);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  
+}
+
+
+void _wrap_BacktestReport_GetSummary_swig_42371a9e8f7023a1(struct tft_backtest_report *_swig_go_0, struct tft_backtest_summary *_swig_go_1) {
+  struct tft_backtest_report *arg1 = (struct tft_backtest_report *) 0 ;
+  tft_backtest_summary *arg2 = (tft_backtest_summary *) 0 ;
+  
+  arg1 = *(struct tft_backtest_report **)&_swig_go_0; 
+  arg2 = *(tft_backtest_summary **)&_swig_go_1; 
+  
+  
+  tftswig_status = TFT_OK;
+  tft_backtest_report_GetSummary(arg1,arg2);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  
+}
+
+
+void _wrap_BacktestReport_GetMetrics_swig_42371a9e8f7023a1(struct tft_backtest_report *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, struct tft_metrics *_swig_go_3) {
+  struct tft_backtest_report *arg1 = (struct tft_backtest_report *) 0 ;
+  int64_t arg2 ;
+  int arg3 ;
+  tft_metrics *arg4 = (tft_metrics *) 0 ;
+  
+  arg1 = *(struct tft_backtest_report **)&_swig_go_0; 
+  arg2 = (int64_t)_swig_go_1; 
+  arg3 = (int)_swig_go_2; 
+  arg4 = *(tft_metrics **)&_swig_go_3; 
+  
+  
+  tftswig_status = TFT_OK;
+  tft_backtest_report_GetMetrics(arg1,arg2,arg3,arg4);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  
+}
+
+
+struct tftswig_index_list *_wrap_new_IndexList_swig_42371a9e8f7023a1() {
   struct tftswig_index_list *result = 0 ;
   struct tftswig_index_list *_swig_go_result;
   
@@ -2779,7 +3034,7 @@ struct tftswig_index_list *_wrap_new_IndexList_swig_40d656d168463e9f() {
 }
 
 
-void _wrap_delete_IndexList_swig_40d656d168463e9f(struct tftswig_index_list *_swig_go_0) {
+void _wrap_delete_IndexList_swig_42371a9e8f7023a1(struct tftswig_index_list *_swig_go_0) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   
   arg1 = *(struct tftswig_index_list **)&_swig_go_0; 
@@ -2793,7 +3048,7 @@ void _wrap_delete_IndexList_swig_40d656d168463e9f(struct tftswig_index_list *_sw
 }
 
 
-void _wrap_IndexList_Add_swig_40d656d168463e9f(struct tftswig_index_list *_swig_go_0, long long _swig_go_1) {
+void _wrap_IndexList_Add_swig_42371a9e8f7023a1(struct tftswig_index_list *_swig_go_0, long long _swig_go_1) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   uint64_t arg2 ;
   
@@ -2809,7 +3064,7 @@ void _wrap_IndexList_Add_swig_40d656d168463e9f(struct tftswig_index_list *_swig_
 }
 
 
-long long _wrap_IndexList_Count_swig_40d656d168463e9f(struct tftswig_index_list *_swig_go_0) {
+long long _wrap_IndexList_Count_swig_42371a9e8f7023a1(struct tftswig_index_list *_swig_go_0) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2826,7 +3081,7 @@ long long _wrap_IndexList_Count_swig_40d656d168463e9f(struct tftswig_index_list 
 }
 
 
-void _wrap_delete_FloatArray_swig_40d656d168463e9f(struct tftswig_float_array *_swig_go_0) {
+void _wrap_delete_FloatArray_swig_42371a9e8f7023a1(struct tftswig_float_array *_swig_go_0) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   
   arg1 = *(struct tftswig_float_array **)&_swig_go_0; 
@@ -2840,7 +3095,7 @@ void _wrap_delete_FloatArray_swig_40d656d168463e9f(struct tftswig_float_array *_
 }
 
 
-long long _wrap_FloatArray_Count_swig_40d656d168463e9f(struct tftswig_float_array *_swig_go_0) {
+long long _wrap_FloatArray_Count_swig_42371a9e8f7023a1(struct tftswig_float_array *_swig_go_0) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2857,7 +3112,7 @@ long long _wrap_FloatArray_Count_swig_40d656d168463e9f(struct tftswig_float_arra
 }
 
 
-float _wrap_FloatArray_Get_swig_40d656d168463e9f(struct tftswig_float_array *_swig_go_0, long long _swig_go_1) {
+float _wrap_FloatArray_Get_swig_42371a9e8f7023a1(struct tftswig_float_array *_swig_go_0, long long _swig_go_1) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   uint64_t arg2 ;
   float result;
@@ -2876,7 +3131,7 @@ float _wrap_FloatArray_Get_swig_40d656d168463e9f(struct tftswig_float_array *_sw
 }
 
 
-void _wrap_delete_Int64Array_swig_40d656d168463e9f(struct tftswig_int64_array *_swig_go_0) {
+void _wrap_delete_Int64Array_swig_42371a9e8f7023a1(struct tftswig_int64_array *_swig_go_0) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   
   arg1 = *(struct tftswig_int64_array **)&_swig_go_0; 
@@ -2890,7 +3145,7 @@ void _wrap_delete_Int64Array_swig_40d656d168463e9f(struct tftswig_int64_array *_
 }
 
 
-long long _wrap_Int64Array_Count_swig_40d656d168463e9f(struct tftswig_int64_array *_swig_go_0) {
+long long _wrap_Int64Array_Count_swig_42371a9e8f7023a1(struct tftswig_int64_array *_swig_go_0) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2907,7 +3162,7 @@ long long _wrap_Int64Array_Count_swig_40d656d168463e9f(struct tftswig_int64_arra
 }
 
 
-long long _wrap_Int64Array_Get_swig_40d656d168463e9f(struct tftswig_int64_array *_swig_go_0, long long _swig_go_1) {
+long long _wrap_Int64Array_Get_swig_42371a9e8f7023a1(struct tftswig_int64_array *_swig_go_0, long long _swig_go_1) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   uint64_t arg2 ;
   int64_t result;
@@ -2926,7 +3181,7 @@ long long _wrap_Int64Array_Get_swig_40d656d168463e9f(struct tftswig_int64_array 
 }
 
 
-_gostring_ _wrap_VersionString_swig_40d656d168463e9f() {
+_gostring_ _wrap_VersionString_swig_42371a9e8f7023a1() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -2941,7 +3196,7 @@ _gostring_ _wrap_VersionString_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_VersionMajor_swig_40d656d168463e9f() {
+intgo _wrap_VersionMajor_swig_42371a9e8f7023a1() {
   int result;
   intgo _swig_go_result;
   
@@ -2956,7 +3211,7 @@ intgo _wrap_VersionMajor_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_VersionMinor_swig_40d656d168463e9f() {
+intgo _wrap_VersionMinor_swig_42371a9e8f7023a1() {
   int result;
   intgo _swig_go_result;
   
@@ -2971,7 +3226,7 @@ intgo _wrap_VersionMinor_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_VersionPatch_swig_40d656d168463e9f() {
+intgo _wrap_VersionPatch_swig_42371a9e8f7023a1() {
   int result;
   intgo _swig_go_result;
   
@@ -2986,7 +3241,7 @@ intgo _wrap_VersionPatch_swig_40d656d168463e9f() {
 }
 
 
-intgo _wrap_ApiVersion_swig_40d656d168463e9f() {
+intgo _wrap_ApiVersion_swig_42371a9e8f7023a1() {
   int result;
   intgo _swig_go_result;
   
@@ -3001,7 +3256,7 @@ intgo _wrap_ApiVersion_swig_40d656d168463e9f() {
 }
 
 
-_gostring_ _wrap_StatusName_swig_40d656d168463e9f(intgo _swig_go_0) {
+_gostring_ _wrap_StatusName_swig_42371a9e8f7023a1(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3018,7 +3273,7 @@ _gostring_ _wrap_StatusName_swig_40d656d168463e9f(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_LastError_swig_40d656d168463e9f() {
+_gostring_ _wrap_LastError_swig_42371a9e8f7023a1() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   

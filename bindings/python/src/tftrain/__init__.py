@@ -18,6 +18,7 @@ forecasts)::
 from __future__ import annotations
 
 from ._capi import lib as _lib
+from .backtest import BacktestReport, Forecasts, backtest
 from .checkpoint import CheckpointConfig, Strategy
 from .config import Config
 from .data import Data
@@ -50,6 +51,7 @@ def api_version() -> int:
 
 
 __all__ = [
+    "BacktestReport",
     "BufferTooSmallError",
     "CancelledError",
     "CheckpointConfig",
@@ -58,6 +60,7 @@ __all__ = [
     "Data",
     "DataError",
     "FileError",
+    "Forecasts",
     "InternalError",
     "InvalidArgumentError",
     "MemoryReport",
@@ -75,5 +78,6 @@ __all__ = [
     "Trainer",
     "UnsupportedError",
     "api_version",
+    "backtest",
     "__version__",
 ]

@@ -75,6 +75,21 @@ class Progress(ctypes.Structure):
         ("samples_per_second", c_double),
         ("peak_activation_bytes", c_int64),
         ("learning_rate", c_double),
+        ("fold", c_int64),
+        ("folds", c_int64),
+    ]
+
+
+class BacktestSummary(ctypes.Structure):
+    """``tft_backtest_summary``."""
+
+    _fields_ = [
+        ("struct_size", c_size_t),
+        ("folds", c_int64),
+        ("finished_folds", c_int64),
+        ("folds_beating_naive", c_int64),
+        ("interval_coverage", c_double),
+        ("seconds", c_double),
     ]
 
 
@@ -155,6 +170,10 @@ _PROTOTYPES: dict = {
     "tft_trainer_predict_data": (c_int, [Handle, Handle, _out]),
     "tft_trainer_save": (c_int, [Handle, c_char_p]),
     "tft_trainer_measure_memory": (c_int, [Handle, POINTER(MemoryReport)]),
+    "tft_backtest_run": (c_int, [Handle, ProgressFunction, c_void_p, _out]),
+    "tft_backtest_report_free": (None, [Handle]),
+    "tft_backtest_report_get_summary": (c_int, [Handle, POINTER(BacktestSummary)]),
+    "tft_backtest_report_get_metrics": (c_int, [Handle, c_int64, c_int, POINTER(Metrics)]),
     "tft_model_create_from_directory": (c_int, [c_char_p, _out]),
     "tft_model_free": (None, [Handle]),
     "tft_model_predict": (c_int, [Handle, c_char_p, _out]),

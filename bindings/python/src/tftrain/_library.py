@@ -11,8 +11,9 @@ from pathlib import Path
 LIBRARY_ENV = "TFTRAIN_LIBRARY"
 
 #: ``TFT_API_VERSION`` of the C header this package is written against
-#: (MAJOR * 10000 + MINOR * 100 + PATCH): 0.1.1.
-REQUIRED_API_VERSION = 101
+#: (MAJOR * 10000 + MINOR * 100 + PATCH): 0.2.0 (training.init_from's refit and the
+#: backtest, tft_backtest_run).
+REQUIRED_API_VERSION = 200
 
 
 def library_path() -> Path:

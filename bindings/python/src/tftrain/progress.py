@@ -41,6 +41,10 @@ class Progress:
     peak_activation_bytes: int
     """Largest step of the epoch so far."""
     learning_rate: float
+    fold: int = 0
+    """``backtest()``: the fold training (1-based); 0 in a trainer's run."""
+    folds: int = 0
+    """``backtest()``: ``backtest.folds``; 0 in a trainer's run."""
 
     @classmethod
     def from_struct(cls, p: _capi.Progress) -> "Progress":
@@ -56,6 +60,8 @@ class Progress:
             p.samples_per_second,
             p.peak_activation_bytes,
             p.learning_rate,
+            p.fold,
+            p.folds,
         )
 
 

@@ -2,7 +2,8 @@
 //! The version constants come from the build's generated `tftrain_version.h` (build.rs, which
 //! also fails the build when this crate's version is not the library's). Every function is
 //! `unsafe`; see the header for ownership, errors and threading. The safe wrapper is the
-//! `tftrain` crate.
+//! `tftrain` crate. (over 500 lines: one declaration per C API function and struct, in the
+//! header's order, so the two read side by side.)
 //!
 //! The Arrow C Data Interface structs (`ArrowSchema`, `ArrowArray`, `ArrowArrayStream`) are
 //! declared here from the spec, `#[repr(C)]`, so this crate depends on no Arrow
@@ -59,8 +60,25 @@ opaque!(
     tft_trainer,
     tft_train_report,
     tft_model,
-    tft_data
+    tft_data,
+    tft_backtest_report
 );
+
+pub type tft_forecaster = c_int;
+pub const TFT_FORECASTER_MODEL: tft_forecaster = 0;
+pub const TFT_FORECASTER_NAIVE: tft_forecaster = 1;
+pub const TFT_FORECASTER_SEASONAL_NAIVE: tft_forecaster = 2;
+
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct tft_backtest_summary {
+    pub struct_size: usize,
+    pub folds: i64,
+    pub finished_folds: i64,
+    pub folds_beating_naive: i64,
+    pub interval_coverage: f64,
+    pub seconds: f64,
+}
 
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
@@ -96,6 +114,8 @@ pub struct tft_progress {
     pub samples_per_second: f64,
     pub peak_activation_bytes: i64,
     pub learning_rate: f64,
+    pub fold: i64,
+    pub folds: i64,
 }
 
 pub type tft_progress_fn =
@@ -384,6 +404,25 @@ unsafe extern "C" {
         out: *mut tft_memory_report,
     ) -> tft_status;
 
+    // Backtest
+    pub fn tft_backtest_run(
+        config: *const tft_config,
+        fn_: tft_progress_fn,
+        user: *mut c_void,
+        out: *mut *mut tft_backtest_report,
+    ) -> tft_status;
+    pub fn tft_backtest_report_free(report: *mut tft_backtest_report);
+    pub fn tft_backtest_report_get_summary(
+        report: *const tft_backtest_report,
+        out: *mut tft_backtest_summary,
+    ) -> tft_status;
+    pub fn tft_backtest_report_get_metrics(
+        report: *const tft_backtest_report,
+        fold: i64,
+        forecaster: tft_forecaster,
+        out: *mut tft_metrics,
+    ) -> tft_status;
+
     // Saved model
     pub fn tft_model_create_from_directory(
         directory: *const c_char,
@@ -417,9 +456,12 @@ mod tests {
         assert_eq!(offset_of!(tft_metrics, windows), 40);
         assert_eq!(size_of::<tft_forecast_info>(), 32);
         assert_eq!(offset_of!(tft_forecast_info, is_future), 24);
-        assert_eq!(size_of::<tft_progress>(), 88);
+        assert_eq!(size_of::<tft_progress>(), 104);
         assert_eq!(offset_of!(tft_progress, epoch), 16);
         assert_eq!(offset_of!(tft_progress, learning_rate), 80);
+        assert_eq!(offset_of!(tft_progress, fold), 88);
+        assert_eq!(size_of::<tft_backtest_summary>(), 48);
+        assert_eq!(offset_of!(tft_backtest_summary, interval_coverage), 32);
         assert_eq!(size_of::<tft_memory_report>(), 56);
         assert_eq!(offset_of!(tft_memory_report, num_units), 48);
         assert_eq!(size_of::<tft_train_summary>(), 96);

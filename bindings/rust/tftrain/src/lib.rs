@@ -53,6 +53,7 @@
 //! }
 //! # Ok::<(), tftrain::Error>(())
 //! ```
+mod backtest;
 mod checkpoint;
 mod config;
 mod data;
@@ -60,6 +61,7 @@ mod error;
 mod predictions;
 mod trainer;
 
+pub use backtest::{backtest, BacktestReport, Forecasts};
 pub use checkpoint::{CheckpointConfig, Strategy};
 pub use config::Config;
 pub use data::Data;

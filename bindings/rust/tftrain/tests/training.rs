@@ -247,3 +247,28 @@ fn refit_starts_from_the_saved_model() {
     );
 }
 
+/// A refit backtest of tiny.yaml over two folds: both finish, and the pooled forecasts are
+/// both folds'.
+#[test]
+fn backtest_reports_every_fold() {
+    let dir = TempDir::new();
+    let mut config = tiny(&dir);
+    config.set("backtest.folds", "2").unwrap();
+    config.set("backtest.mode", "refit").unwrap();
+    config.set("backtest.refit_epochs", "1").unwrap();
+    let report = tftrain::backtest(&config).unwrap();
+    assert_eq!(report.finished_folds, 2);
+    assert_eq!(report.per_fold.len(), 2);
+    assert_eq!(
+        report.overall.model.windows,
+        report.per_fold[0].model.windows + report.per_fold[1].model.windows
+    );
+    assert!(report.overall.model.q_risk_p50 > 0.0 && report.overall.naive.q_risk_p50 > 0.0);
+    assert!(dir.path().join("backtest.csv").exists());
+    config.set("backtest.folds", "500").unwrap();
+    assert_error(
+        tftrain::backtest(&config),
+        Status::Config,
+        "backtest.folds 500",
+    );
+}
