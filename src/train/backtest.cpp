@@ -1,7 +1,10 @@
 #include "train/backtest.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
