@@ -61,7 +61,8 @@ def main():
         r = runs[mode]["report"]
         o = r["overall"]
         seasonal = o["seasonal_naive"]["q_risk_p50"] if o["seasonal_naive"] else float("nan")
-        label = mode if mode == "scratch" else f"refit ({args.refit_epochs} epochs per refit)"
+        plural = "epoch" if args.refit_epochs == 1 else "epochs"
+        label = mode if mode == "scratch" else f"refit ({args.refit_epochs} {plural} per refit)"
         return (f"| {label} | {runs[mode]['wall_seconds']:.1f} | "
                 f"{runs[mode]['wall_seconds'] / full:.2f}x | {r['folds_beating_naive']} of "
                 f"{r['finished_folds']} | {o['model']['q_risk_p50']:.4f} | "

@@ -177,7 +177,7 @@ def main():
         args.json.write_text(json.dumps({"runs": results}, indent=1) + "\n")
     text = (f"`python3 bench/accuracy/refit.py build/bin/tft-train OUT --seeds {args.seeds} "
             f"--epoch-shares {args.epoch_shares}` ({datetime.date.today()}, one intra-op "
-            f"thread per run, {args.jobs} runs at a time). Mean ± standard deviation over seeds "
+            f"thread per run, {'one run' if args.jobs == 1 else f'{args.jobs} runs'} at a time). Mean ± standard deviation over seeds "
             f"{args.seeds}.\n\n" + table(results))
     print(text)
     if args.update:
