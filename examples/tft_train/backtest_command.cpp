@@ -32,7 +32,10 @@ CLI::App* add_backtest_command(CLI::App& app, BacktestOptions& o) {
                                     "backtest.refit_epochs (0: training.epochs)")
                        ->check(CLI::Range(0, 100000))
                        ->type_name("N");
-  o.output = backtest->add_option("--output", o.output_value, "output.directory")->type_name("DIR");
+  o.output = backtest
+                 ->add_option("--output", o.output_value,
+                              "where the backtest writes (default: output.directory/backtest)")
+                 ->type_name("DIR");
   o.threads = backtest->add_option("--threads", o.threads_value, "training.threads")
                   ->check(CLI::Range(0, 4096))
                   ->type_name("N");
@@ -61,9 +64,11 @@ tft::TrainConfig backtest_config(const BacktestOptions& o) {
         o.mode_value == "refit" ? tft::BacktestMode::Refit : tft::BacktestMode::Scratch;
   }
   if (o.refit_epochs->count() > 0) config.backtest.refit_epochs = o.refit_epochs_value;
-  if (o.output->count() > 0) {
-    config.output.directory = std::filesystem::absolute(o.output_value).lexically_normal().string();
-  }
+  // Without --output, beside the config's own run rather than among its files.
+  config.output.directory =
+      o.output->count() > 0
+          ? std::filesystem::absolute(o.output_value).lexically_normal().string()
+          : (std::filesystem::path(config.output.directory) / "backtest").string();
   if (o.threads->count() > 0) config.training.threads = o.threads_value;
   if (o.seed->count() > 0) config.training.seed = o.seed_value;
   config.validate();

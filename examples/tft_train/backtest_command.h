@@ -4,10 +4,11 @@
 //   tft-train backtest --config FILE [--folds K] [--mode scratch|refit] [--refit-epochs N]
 //                      [--output DIR] [--threads N] [--seed N] [--set KEY=VALUE ...]
 //
-// The flags set the config's backtest.* and training keys. Progress goes to stderr as in
-// training, with a line as each fold starts; the summary (a line per fold and the overall
-// q-risk and coverage against the naive and seasonal-naive forecasts) to stdout. Ctrl-C stops
-// at the next step; the finished folds stay in backtest.csv, backtest.json and backtest.svg.
+// The flags set the config's backtest.* and training keys; without --output the backtest writes
+// into output.directory/backtest, beside the config's own run rather than among its files. Progress
+// goes to stderr as in training, with a line as each fold starts; the summary (a line per fold and
+// the overall q-risk and coverage against the naive and seasonal-naive forecasts) to stdout. Ctrl-C
+// stops at the next step; the finished folds stay in backtest.csv, backtest.json and backtest.svg.
 #pragma once
 
 #include <cstdint>

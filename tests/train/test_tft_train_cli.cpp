@@ -142,6 +142,21 @@ TFT_TEST(test_trains_and_writes_files) {
   assert_true(r.err.find("model.hidden_size is 12 here but") != std::string::npos);
   assert_false(fs::exists(dir / "refit_bad"));
 
+  // backtest: without --output it writes beside the config's run, into output.directory/backtest.
+  r = run(dir, "backtest --config '" + (dir / "run.yaml").string() +
+                   "' --folds 2 --threads 1 --set training.epochs=1");
+  if (r.status != 0) fail_msg("exit %d: %s", r.status, r.err.c_str());
+  assert_true(r.out.find("Backtest summary (scratch, 2 of 2 folds)") != std::string::npos);
+  assert_true(r.err.find("tft-train backtest: fold 2 of 2") != std::string::npos);
+  for (const char* name : {"backtest.csv", "backtest.json", "backtest.svg", "folds/fold-2/model"}) {
+    if (!fs::exists(dir / "from-yaml" / "backtest" / name)) fail_msg("missing backtest/%s", name);
+  }
+  assert_false(fs::exists(dir / "from-yaml" / "model"));
+  r = run(dir, "backtest --config '" + (dir / "run.yaml").string() + "' --folds 500");
+  assert_int_equal(r.status, 1);
+  assert_true(r.err.find("backtest.folds 500") != std::string::npos);
+  fs::remove_all(dir / "from-yaml");
+
   // --use-qat with checkpointing; --set reaches any dotted key.
   const fs::path qat = dir / "qat";
   r = run(dir, "--config '" + (dir / "run.yaml").string() + "' --epochs 2 --threads 1 --output '" +
