@@ -15,23 +15,14 @@ forecast, and the pooled q-risk and coverage against both baselines, from backte
 import argparse
 import datetime
 import json
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: marked_section
 import marked_section  # noqa: E402
+import runs  # noqa: E402  (bench/accuracy/runs.py, beside this file)
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def timed(command):
-    started = time.monotonic()
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed: {done.stderr.strip()[-2000:]}")
-    return time.monotonic() - started
 
 
 def main():
@@ -47,10 +38,10 @@ def main():
     out = args.output_dir
     base = [args.tft_train]
     common = ["--config", str(args.config), "--threads", "1"]
-    full = timed(base + common + ["--output", str(out / "full")])
+    full = runs.run_timed(base + common + ["--output", str(out / "full")])
     runs = {"full_training_seconds": full}
     for mode, extra in (("scratch", []), ("refit", ["--refit-epochs", str(args.refit_epochs)])):
-        wall = timed(base + ["backtest"] + common + ["--folds", str(args.folds), "--mode", mode,
+        wall = runs.run_timed(base + ["backtest"] + common + ["--folds", str(args.folds), "--mode", mode,
                                                      "--output", str(out / mode)] + extra)
         report = json.loads((out / mode / "backtest.json").read_text())
         runs[mode] = {"wall_seconds": wall, "report": report}

@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 import accuracy_data  # bench/accuracy/accuracy_data.py, beside this file
+import runs  # bench/accuracy/runs.py, beside this file
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: marked_section
 import marked_section  # noqa: E402  (bench/marked_section.py, shared by the drivers)
 
@@ -74,14 +75,8 @@ def run_one(tft_train, name, variant, seed, output_dir):
     command = [tft_train, "--config", str(CONFIGS / f"{name}.yaml"), "--data",
                str(DATA_DIR / f"{name}.csv"), "--output", str(out), "--threads", "1",
                "--seed", str(seed), *flags]
-    started = time.monotonic()
-    finished = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = time.monotonic() - started
-    if finished.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({finished.returncode}): "
-                           f"{finished.stderr.strip()[-2000:]}")
-    s = json.loads((out / "summary.json").read_text())
-    calibrated = (s.get("calibration") or {}).get("cross_fitted") or s["validation"]
+    s, wall = runs.run_training(command, out)
+    calibrated = runs.calibrated_metrics(s)
     baselines = s["baselines"]
     center = s["target_center"]
     pilot = PILOT_SECONDS.search(center["reason"])

@@ -27,15 +27,14 @@ import csv
 import datetime
 import json
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # bench/: marked_section
 import marked_section  # noqa: E402
+import runs  # noqa: E402  (bench/accuracy/runs.py, beside this file)
 
 ROOT = Path(__file__).resolve().parents[2]
 SETS = {
@@ -75,14 +74,8 @@ def train(tft_train, name, out, data, seed, extra=()):
     config_path, _ = SETS[name]
     command = [tft_train, "--config", str(config_path), "--data", str(data), "--output", str(out),
                "--threads", "1", "--seed", str(seed), *extra]
-    started = time.monotonic()
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = time.monotonic() - started
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): "
-                           f"{done.stderr.strip()[-2000:]}")
-    s = json.loads((out / "summary.json").read_text())
-    calibrated = (s.get("calibration") or {}).get("cross_fitted") or s["validation"]
+    s, wall = runs.run_training(command, out)
+    calibrated = runs.calibrated_metrics(s)
     validation = s["validation"]
     return {"q_risk_p50": validation["q_risk_p50"], "q_risk_p90": validation["q_risk_p90"],
             "coverage": calibrated["interval_coverage"], "epochs_run": s["epochs_run"],
