@@ -151,11 +151,11 @@ def main():
     args.output_dir.mkdir(parents=True, exist_ok=True)
     results = json.loads(args.from_json.read_text())["runs"] if args.from_json else []
     done = {(r["set"], r["seed"]) for r in results}
-    todo = [(n, s) for n in names for s in seeds if (n, s) not in done]
+    pending = [(n, s) for n in names for s in seeds if (n, s) not in done]
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         shares = [float(s) for s in args.epoch_shares.split(",")]
         futures = [pool.submit(run_seed, args.tft_train, n, s, args.output_dir, shares)
-                   for n, s in todo]
+                   for n, s in pending]
         for future in concurrent.futures.as_completed(futures):
             r = future.result()
             refits = ", ".join(f"refit {f['epochs']} epochs {f['q_risk_p50']:.4f} in "
