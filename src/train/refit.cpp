@@ -1,12 +1,11 @@
 #include "train/refit.h"
 
 #include <algorithm>
-#include <fstream>
-#include <iterator>
 #include <utility>
 
 #include <ATen/ops/cat.h>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/sha256.h"
 #include "config/train_config_io.h"
@@ -40,12 +39,6 @@ constexpr const char* kSavedKeys[] = {"data.group_columns",
                                       "training.qat.enabled",
                                       "training.qat.weight_bits",
                                       "training.qat.activation_bits"};
-
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw IoError("training.init_from: cannot read '" + path.string() + "'");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // Whether `inner` is `outer` or lies inside it (both absolute and normal).
 bool is_within(const fs::path& inner, const fs::path& outer) {
@@ -100,7 +93,7 @@ at::Tensor grown_embedding(const at::Tensor& saved, std::int64_t wanted) {
 
 RefitSource::RefitSource(fs::path directory, SavedModel saved)
     : directory_(std::move(directory)), saved_(std::move(saved)) {
-  sha256_ = sha256_hex(read_bytes(directory_ / "SHA256SUMS"));
+  sha256_ = sha256_hex(read_file(directory_ / "SHA256SUMS"));
   weights_ = copy_module_state(*saved_.model());
 }
 
