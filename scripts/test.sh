@@ -2,9 +2,10 @@
 # Installs what is missing, configures, builds and runs every test with ctest.
 #
 #   scripts/test.sh              LibTorch 2.x from the pinned PyPI wheel (build/): the default;
-#                                then the SDK archive and the self-contained wheel
-#                                (scripts/make-sdk.sh, make-wheel.sh: build/dist/), each used as
-#                                a host would (sdk-consumer-test.sh, wheel-consumer-test.sh)
+#                                then the SDK archive, the self-contained wheel and the sdist
+#                                (scripts/make-sdk.sh, make-wheel.sh, make-sdist.sh: build/dist/),
+#                                each used as a host would (sdk-consumer-test.sh,
+#                                python-consumer-test.sh)
 #   scripts/test.sh --debian     Debian's LibTorch 1.13 (build-debian/), file by file (no unity)
 #   scripts/test.sh --cuda-compile
 #                                the wheel's LibTorch with -DTFT_WITH_CUDA=ON (build-cuda/), on a
@@ -64,8 +65,10 @@ for leg in "${legs[@]}"; do
       archive=$(./scripts/make-sdk.sh build build/dist | tail -n 1)
       ./scripts/sdk-consumer-test.sh "$archive" build/bin/tft_train_yaml
       wheel=$(./scripts/make-wheel.sh build/dist | tail -n 1)
-      ./scripts/wheel-consumer-test.sh "$wheel"
-      echo "== test.sh: the SDK archive, the wheel and their consumer tests passed in" \
+      ./scripts/python-consumer-test.sh "$wheel"
+      sdist=$(./scripts/make-sdist.sh build/dist | tail -n 1)
+      ./scripts/python-consumer-test.sh "$sdist"
+      echo "== test.sh: the SDK archive, the wheel, the sdist and their consumer tests passed in" \
         "$((SECONDS - start)) s ==" >&2
       ;;
     debian)
