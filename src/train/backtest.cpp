@@ -67,7 +67,6 @@ BacktestReport run_backtest(const TrainConfig& config_in, const BacktestProgress
   }
   const std::int64_t folds = config.backtest.folds;
   const std::int64_t horizon = config.windows.prediction_length;
-  const std::int64_t encoder = config.windows.encoder_length;
   const bool refit = config.backtest.mode == BacktestMode::Refit;
   const fs::path out = config.output.directory;
 
