@@ -4,6 +4,7 @@ package tftrain
 
 import (
 	"runtime"
+	"runtime/cgo"
 
 	"tftrain/internal/swig"
 )
@@ -29,14 +30,31 @@ type BacktestReport struct {
 // Backtest runs the backtest cfg describes (backtest.folds, backtest.mode,
 // backtest.refit_epochs) on data.path, writing each fold's run and backtest.csv, backtest.json
 // and backtest.svg under output.directory. It reports no progress.
-func Backtest(cfg *Config) (*BacktestReport, error) {
+func Backtest(cfg *Config) (*BacktestReport, error) { return BacktestWithProgress(cfg, nil) }
+
+// BacktestWithProgress is Backtest with a progress callback (nil: none), called on this
+// goroutine after every step and epoch of every fold's training, with Fold and Folds set.
+// Returning true cancels: the folds finished stay on disk, and the error is ErrCancelled.
+func BacktestWithProgress(cfg *Config, progress ProgressFunc) (*BacktestReport, error) {
 	if cfg == nil || cfg.raw == nil {
 		return nil, closedError("Config")
 	}
 	defer runtime.KeepAlive(cfg)
+	var panicked any
+	var handle cgo.Handle
+	if progress != nil {
+		handle = progressHandle(progress, func(p any) { panicked = p })
+		defer handle.Delete()
+	}
 	var raw swig.BacktestReport
-	if err := call(func() { raw = swig.NewBacktestReport(cfg.raw) }); err != nil {
-		return nil, err
+	if err := call(func() {
+		if handle == 0 {
+			raw = swig.NewBacktestReport(cfg.raw)
+		} else {
+			raw = swig.BacktestReportRunWithProgressHandle(cfg.raw, uint64(handle))
+		}
+	}); err != nil {
+		return nil, withPanic(err, panicked)
 	}
 	defer swig.DeleteBacktestReport(raw)
 	s := swig.NewBacktestSummary()

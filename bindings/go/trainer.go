@@ -30,12 +30,45 @@ type Progress struct {
 	SamplesPerSecond    float64
 	PeakActivationBytes int64
 	LearningRate        float64
+	Fold                int64 // BacktestWithProgress: the fold training (1-based); 0 in a Trainer
+	Folds               int64 // BacktestWithProgress: backtest.folds; 0 in a Trainer
 }
 
-// ProgressFunc is called after every step and epoch on the goroutine running Train; it
-// returns true to cancel training (Train then returns an ErrCancelled error). A panic in it
-// cancels training too; Train's error then carries the panic value.
+// ProgressFunc is called after every step and epoch on the goroutine running Train (or
+// BacktestWithProgress); it returns true to cancel (Train then returns an ErrCancelled error).
+// A panic in it cancels too; the returned error then carries the panic value.
 type ProgressFunc func(p Progress) (cancel bool)
+
+// progressHandle wraps fn for tftgoProgress: a panic in fn is stored through record and
+// cancels the run. The caller deletes the handle once the run has returned.
+func progressHandle(fn ProgressFunc, record func(panicked any)) cgo.Handle {
+	wrapped := swig.ProgressFunc(func(d *swig.ProgressData) (cancel bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				record(r)
+				cancel = true
+			}
+		}()
+		return fn(Progress{
+			Kind: ProgressKind(d.Kind), Epoch: d.Epoch, Epochs: d.Epochs, Step: d.Step,
+			StepsPerEpoch: d.StepsPerEpoch, TrainLoss: d.TrainLoss,
+			ValidationLoss: d.ValidationLoss, SamplesPerSecond: d.SamplesPerSecond,
+			PeakActivationBytes: d.PeakActivationBytes, LearningRate: d.LearningRate,
+			Fold: d.Fold, Folds: d.Folds,
+		})
+	})
+	return cgo.NewHandle(wrapped)
+}
+
+// withPanic adds a progress callback's panic to the error of the run it cancelled.
+func withPanic(err error, panicked any) error {
+	if panicked != nil {
+		if e, ok := err.(*Error); ok && e.Status == StatusCancelled {
+			e.Message = fmt.Sprintf("%s (the progress callback panicked: %v)", e.Message, panicked)
+		}
+	}
+	return err
+}
 
 // Metrics is the forecast quality of a set of windows (tft_metrics).
 type Metrics struct {
@@ -163,23 +196,11 @@ func (t *Trainer) do(f func(r swig.Trainer)) error {
 func (t *Trainer) SetProgress(fn ProgressFunc) error {
 	var h cgo.Handle
 	if fn != nil {
-		wrapped := swig.ProgressFunc(func(d *swig.ProgressData) (cancel bool) {
-			defer func() {
-				if r := recover(); r != nil {
-					t.mu.Lock()
-					t.panicked = r
-					t.mu.Unlock()
-					cancel = true
-				}
-			}()
-			return fn(Progress{
-				Kind: ProgressKind(d.Kind), Epoch: d.Epoch, Epochs: d.Epochs, Step: d.Step,
-				StepsPerEpoch: d.StepsPerEpoch, TrainLoss: d.TrainLoss,
-				ValidationLoss: d.ValidationLoss, SamplesPerSecond: d.SamplesPerSecond,
-				PeakActivationBytes: d.PeakActivationBytes, LearningRate: d.LearningRate,
-			})
+		h = progressHandle(fn, func(panicked any) {
+			t.mu.Lock()
+			t.panicked = panicked
+			t.mu.Unlock()
 		})
-		h = cgo.NewHandle(wrapped)
 	}
 	err := t.do(func(r swig.Trainer) {
 		if h == 0 {
@@ -270,12 +291,7 @@ func (t *Trainer) run(resume bool) (*TrainReport, error) {
 	t.mu.Unlock()
 	runtime.KeepAlive(t)
 	if err != nil {
-		if panicked != nil {
-			if e, ok := err.(*Error); ok && e.Status == StatusCancelled {
-				e.Message = fmt.Sprintf("%s (the progress callback panicked: %v)", e.Message, panicked)
-			}
-		}
-		return nil, err
+		return nil, withPanic(err, panicked)
 	}
 	return report, nil
 }

@@ -325,14 +325,21 @@ func TestRefit(t *testing.T) {
 	wantStatus(t, err, StatusConfig, "model.hidden_size is 16 here but 8")
 }
 
-// A refit backtest of tiny.yaml over two folds: both finish, each fold's forecasts are one
-// window per series, and the pooled ones are both folds'.
-func TestBacktest(t *testing.T) {
+// twoFoldRefit is tiny.yaml backtested over two folds, each refit for one epoch from the fold
+// before.
+func twoFoldRefit(t *testing.T) *Config {
 	cfg := tinyConfig(t)
-	defer cfg.Close()
 	check(t, cfg.Set("backtest.folds", "2"))
 	check(t, cfg.Set("backtest.mode", "refit"))
 	check(t, cfg.Set("backtest.refit_epochs", "1"))
+	return cfg
+}
+
+// A refit backtest of tiny.yaml over two folds: both finish, each fold's forecasts are one
+// window per series, and the pooled ones are both folds'.
+func TestBacktest(t *testing.T) {
+	cfg := twoFoldRefit(t)
+	defer cfg.Close()
 	report := must(Backtest(cfg))
 	if report.Folds != 2 || report.FinishedFolds != 2 || len(report.PerFold) != 2 {
 		t.Fatalf("folds %+v", report)
@@ -350,4 +357,38 @@ func TestBacktest(t *testing.T) {
 	check(t, cfg.Set("backtest.folds", "500"))
 	_, err := Backtest(cfg)
 	wantStatus(t, err, StatusConfig, "backtest.folds 500")
+}
+
+// Progress reaches a backtest's callback with the fold it trains; cancelling in fold 2 keeps
+// fold 1 on disk, and a panic in the callback cancels too and reaches the error.
+func TestBacktestProgress(t *testing.T) {
+	cfg := twoFoldRefit(t)
+	defer cfg.Close()
+	seen := map[int64]int{}
+	report := must(BacktestWithProgress(cfg, func(p Progress) bool {
+		if p.Folds != 2 || p.Fold < 1 || p.Fold > 2 {
+			t.Errorf("progress %+v", p)
+		}
+		seen[p.Fold]++
+		return false
+	}))
+	if report.FinishedFolds != 2 || seen[1] == 0 || seen[2] == 0 {
+		t.Fatalf("finished %d, progress calls per fold %v", report.FinishedFolds, seen)
+	}
+
+	out := filepath.Join(t.TempDir(), "cancelled")
+	check(t, cfg.Set("output.directory", out))
+	_, err := BacktestWithProgress(cfg, func(p Progress) bool { return p.Fold == 2 })
+	wantStatus(t, err, StatusCancelled, "")
+	for _, kept := range []string{filepath.Join("folds", "fold-1", "summary.json"), "backtest.json"} {
+		if _, err := os.Stat(filepath.Join(out, kept)); err != nil {
+			t.Errorf("after a cancel in fold 2: %v", err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "folds", "fold-2", "summary.json")); err == nil {
+		t.Error("fold 2 was cancelled, yet its summary.json is there")
+	}
+
+	_, err = BacktestWithProgress(cfg, func(p Progress) bool { panic("in the callback") })
+	wantStatus(t, err, StatusCancelled, "the progress callback panicked: in the callback")
 }

@@ -4,7 +4,8 @@
  *
  *  - The opaque handles become classes with constructors, destructors and methods (%extend):
  *    CheckpointConfig, Config, Trainer, TrainReport, Predictions, Model, Data, BacktestReport
- *    (whose constructor runs tft_backtest_run, without a progress callback). A method is named
+ *    (whose constructor runs tft_backtest_run without a progress callback, and its static Run
+ *    or RunWithProgressHandle with one). A method is named
  *    after the C function it calls, its action in CamelCase (tft_checkpoint_config_get_summary
  *    is CheckpointConfig.GetSummary, tft_config_create_from_file the static
  *    Config.CreateFromFile); tft_T_create_from_yaml / _from_directory and tft_trainer_create
@@ -272,6 +273,8 @@ SWIGEXPORT void SWIGSTDCALL TftSwigRegisterRaise(tftswig_csharp_raise_fn fn) {
 %newobject tft_trainer::CreateFromData;
 %newobject tft_trainer::PredictData;
 %newobject tft_model::PredictData;
+%newobject tft_backtest_report::Run;
+%newobject tft_backtest_report::RunWithProgressHandle;
 
 /* The Arrow C Data Interface's structs and flags: filled and read by each language's own Arrow
  * library, passed by address (data.i). */

@@ -73,13 +73,31 @@
 }
 
 /* A rolling-origin backtest: the constructor runs it (tft_backtest_run, no progress callback;
- * docs/backtest.md), the methods read its report. */
+ * docs/backtest.md), and so does Run with a progress callback (the same per language as a
+ * Trainer's SetProgress); the methods read its report. */
 %extend tft_backtest_report {
   tft_backtest_report(const tft_config* config) {
     tft_backtest_report* out = NULL;
     tftswig_ok(tft_backtest_run(config, NULL, NULL, &out));
     return out;
   }
+#if defined(SWIGCSHARP)
+  /* The delegate must stay alive until Run returns. */
+  static tft_backtest_report* Run(const tft_config* config, tft_progress_fn fn) {
+    tft_backtest_report* out = NULL;
+    tftswig_ok(tft_backtest_run(config, fn, NULL, &out));
+    return out;
+  }
+#endif
+#if defined(SWIGGO)
+  /* A cgo.Handle value resolved by tftgoProgress, as Trainer.SetProgressHandle takes. */
+  static tft_backtest_report* RunWithProgressHandle(const tft_config* config, uint64_t handle) {
+    tft_backtest_report* out = NULL;
+    tftswig_ok(tft_backtest_run(config, handle ? tftswig_go_progress : NULL,
+                                (void*)(uintptr_t)handle, &out));
+    return out;
+  }
+#endif
   ~tft_backtest_report() { tft_backtest_report_free($self); }
   void GetSummary(tft_backtest_summary* out) {
     if (out != NULL) out->struct_size = sizeof(tft_backtest_summary);

@@ -61,6 +61,13 @@ internal class BacktestReport : global::System.IDisposable {
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
   }
 
+  public static BacktestReport Run(Config config, global::TfTrain.NativeProgressCallback fn) {
+    global::System.IntPtr cPtr = tftrainPINVOKE.BacktestReport_Run(Config.getCPtr(config), fn);
+    BacktestReport ret = (cPtr == global::System.IntPtr.Zero) ? null : new BacktestReport(cPtr, true);
+    if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();
+    return ret;
+  }
+
   public void GetSummary(BacktestSummary out_) {
     tftrainPINVOKE.BacktestReport_GetSummary(swigCPtr, BacktestSummary.getCPtr(out_));
     if (tftrainPINVOKE.SWIGPendingException.Pending) throw tftrainPINVOKE.SWIGPendingException.Retrieve();

@@ -580,6 +580,9 @@ class tftrainPINVOKE {
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_new_BacktestReport___")]
   public static extern global::System.IntPtr new_BacktestReport(global::System.Runtime.InteropServices.HandleRef jarg1);
 
+  [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_BacktestReport_Run___")]
+  public static extern global::System.IntPtr BacktestReport_Run(global::System.Runtime.InteropServices.HandleRef jarg1, global::TfTrain.NativeProgressCallback jarg2);
+
   [global::System.Runtime.InteropServices.DllImport("tftrain_csharp", EntryPoint="CSharp_TfTrainfSwig_delete_BacktestReport___")]
   public static extern void delete_BacktestReport(global::System.Runtime.InteropServices.HandleRef jarg1);
 

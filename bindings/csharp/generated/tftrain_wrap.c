@@ -686,6 +686,11 @@ SWIGINTERN struct tft_backtest_report *new_tft_backtest_report(tft_config const 
     tftswig_ok(tft_backtest_run(config, NULL, NULL, &out));
     return out;
   }
+SWIGINTERN tft_backtest_report *tft_backtest_report_Run(tft_config const *config,tft_progress_fn fn){
+    tft_backtest_report* out = NULL;
+    tftswig_ok(tft_backtest_run(config, fn, NULL, &out));
+    return out;
+  }
 SWIGINTERN void delete_tft_backtest_report(struct tft_backtest_report *self){ tft_backtest_report_free(self); }
 SWIGINTERN void tft_backtest_report_GetSummary(struct tft_backtest_report *self,tft_backtest_summary *out){
     if (out != NULL) out->struct_size = sizeof(tft_backtest_summary);
@@ -2712,6 +2717,27 @@ SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_new_BacktestReport___(void * j
   
   tftswig_status = TFT_OK;
   result = (struct tft_backtest_report *)new_tft_backtest_report((struct tft_config const *)arg1);
+  if (tftswig_status != TFT_OK) {
+    if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
+    return 0;
+  }
+  
+  jresult = (void *)result; 
+  return jresult;
+}
+
+
+SWIGEXPORT void * SWIGSTDCALL CSharp_TfTrainfSwig_BacktestReport_Run___(void * jarg1, tft_progress_fn jarg2) {
+  void * jresult ;
+  tft_config *arg1 = (tft_config *) 0 ;
+  tft_progress_fn arg2 = (tft_progress_fn) 0 ;
+  tft_backtest_report *result = 0 ;
+  
+  arg1 = (tft_config *)jarg1; 
+  arg2 = jarg2; 
+  
+  tftswig_status = TFT_OK;
+  result = (tft_backtest_report *)tft_backtest_report_Run((struct tft_config const *)arg1,arg2);
   if (tftswig_status != TFT_OK) {
     if (tftswig_csharp_raise != NULL) tftswig_csharp_raise((int)tftswig_status, tft_last_error());
     return 0;

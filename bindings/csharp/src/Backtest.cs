@@ -1,4 +1,6 @@
+using System;
 using System.Collections.Generic;
+using System.Runtime.ExceptionServices;
 
 namespace TfTrain {
 
@@ -21,9 +23,32 @@ public sealed class BacktestReport {
 
   /// <summary>Runs the backtest `config` describes (backtest.folds, backtest.mode,
   /// backtest.refit_epochs) on data.path, writing each fold's run and backtest.csv,
-  /// backtest.json and backtest.svg under output.directory. Reports no progress.</summary>
-  public static BacktestReport Run(Config config) {
-    using (var raw = new Swig.BacktestReport(config.Raw))
+  /// backtest.json and backtest.svg under output.directory. `progress` (null: none) is called
+  /// on this thread after every step and epoch of every fold's training, with Fold and Folds
+  /// set; returning true cancels (a TftException with Status.Cancelled; the folds finished stay
+  /// on disk), and so does an exception it throws, which Run then rethrows.</summary>
+  public static BacktestReport Run(Config config, Func<Progress, bool> progress = null) {
+    if (config == null) throw new ArgumentNullException("config");
+    Exception thrown = null;
+    NativeProgressCallback callback = (pointer, user) => {
+      try {
+        return progress(Progress.From(pointer)) ? 1 : 0;
+      } catch (Exception e) {
+        thrown = e;  // never let an exception unwind through the native frames
+        return 1;
+      }
+    };
+    Swig.BacktestReport raw;
+    try {
+      raw = progress == null ? new Swig.BacktestReport(config.Raw)
+                             : Swig.BacktestReport.Run(config.Raw, callback);
+    } catch (TftException) {
+      if (thrown != null) ExceptionDispatchInfo.Capture(thrown).Throw();
+      throw;
+    } finally {
+      GC.KeepAlive(callback); // alive until the native call returns
+    }
+    using (raw)
     using (var s = new Swig.BacktestSummary()) {
       raw.GetSummary(s);
       var perFold = new List<Forecasts>();

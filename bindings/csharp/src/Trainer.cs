@@ -17,6 +17,19 @@ public sealed class Progress {
   public double SamplesPerSecond { get; internal set; }
   public long PeakActivationBytes { get; internal set; }
   public double LearningRate { get; internal set; }
+  public long Fold { get; internal set; }  // BacktestReport.Run: the fold training (1-based); 0 in a Trainer
+  public long Folds { get; internal set; } // BacktestReport.Run: backtest.folds; 0 in a Trainer
+
+  // A copy of the record the library lends the callback (valid during the call only).
+  internal static Progress From(IntPtr pointer) {
+    var p = new Swig.Progress(pointer, false);
+    return new Progress {
+      Kind = (ProgressKind)(int)p.kind, Epoch = p.epoch, Epochs = p.epochs, Step = p.step,
+      StepsPerEpoch = p.steps_per_epoch, TrainLoss = p.train_loss,
+      ValidationLoss = p.validation_loss, SamplesPerSecond = p.samples_per_second,
+      PeakActivationBytes = p.peak_activation_bytes, LearningRate = p.learning_rate,
+      Fold = p.fold, Folds = p.folds };
+  }
 }
 
 /// <summary>Forecast quality of a set of windows (tft_metrics).</summary>
@@ -156,13 +169,7 @@ public sealed class Trainer : IDisposable {
     try {
       var handler = progress;
       if (handler == null) return 0;
-      var p = new Swig.Progress(pointer, false);
-      var record = new Progress {
-        Kind = (ProgressKind)(int)p.kind, Epoch = p.epoch, Epochs = p.epochs, Step = p.step,
-        StepsPerEpoch = p.steps_per_epoch, TrainLoss = p.train_loss,
-        ValidationLoss = p.validation_loss, SamplesPerSecond = p.samples_per_second,
-        PeakActivationBytes = p.peak_activation_bytes, LearningRate = p.learning_rate };
-      return handler(record) ? 1 : 0;
+      return handler(TfTrain.Progress.From(pointer)) ? 1 : 0;
     } catch (Exception e) {
       // Never let an exception unwind through the native frames.
       callbackException = e;

@@ -401,27 +401,6 @@ static partial class Tests {
     }
   }
 
-  // A refit backtest of tiny.yaml over two folds: both finish, and the pooled forecasts are
-  // both folds'.
-  public static void TestBacktest() {
-    using (var cfg = Tiny()) {
-      cfg.Set("backtest.folds", "2");
-      cfg.Set("backtest.mode", "refit");
-      cfg.Set("backtest.refit_epochs", "1");
-      var report = BacktestReport.Run(cfg);
-      Check.Equal(2L, report.FinishedFolds, "finished folds");
-      Check.Equal(2, report.PerFold.Count, "per-fold figures");
-      Check.Equal(report.PerFold[0].Model.Windows + report.PerFold[1].Model.Windows,
-                  report.Overall.Model.Windows, "pooled windows");
-      Check.True(report.Overall.Model.QRiskP50 > 0 && report.Overall.Naive.QRiskP50 > 0,
-                 "q-risk");
-      Check.True(File.Exists(Path.Combine(cfg.Get("output.directory"), "backtest.csv")),
-                 "backtest.csv written");
-      cfg.Set("backtest.folds", "500");
-      Check.Throws(Status.Config, "backtest.folds 500", () => BacktestReport.Run(cfg));
-    }
-  }
-
   // A Parquet copy of the tiny data (TFTRAIN_TINY_PARQUET, written by ctest's fixture with
   // scripts/csv_to_parquet.py) trains the same model as the CSV, and a saved model reads it.
   public static void TestParquetTrainsLikeCsv() {

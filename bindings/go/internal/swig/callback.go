@@ -32,6 +32,8 @@ type ProgressData struct {
 	SamplesPerSecond    float64
 	PeakActivationBytes int64
 	LearningRate        float64
+	Fold                int64
+	Folds               int64
 }
 
 // ProgressFunc is what a progress cgo.Handle must hold; it returns true to cancel.
@@ -80,6 +82,12 @@ func tftgoProgress(p *C.tft_progress, handle C.uintptr_t) C.int {
 	}
 	if fits(unsafe.Offsetof(p.learning_rate), 8) {
 		d.LearningRate = float64(p.learning_rate)
+	}
+	if fits(unsafe.Offsetof(p.fold), 8) {
+		d.Fold = int64(p.fold)
+	}
+	if fits(unsafe.Offsetof(p.folds), 8) {
+		d.Folds = int64(p.folds)
 	}
 	if fn(&d) {
 		return 1

@@ -90,175 +90,177 @@ typedef long long swig_type_60;
 typedef long long swig_type_61;
 typedef long long swig_type_62;
 typedef long long swig_type_63;
-typedef _gostring_ swig_type_64;
+typedef long long swig_type_64;
 typedef _gostring_ swig_type_65;
 typedef _gostring_ swig_type_66;
-extern void _wrap_Swig_free_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_Swig_malloc_swig_42371a9e8f7023a1(swig_intgo arg1);
-extern swig_intgo _wrap_TFT_OK_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_ERROR_CONFIG_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_ERROR_DATA_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_ERROR_IO_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_ERROR_NUMERICAL_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_ERROR_CANCELLED_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_ERROR_INTERNAL_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_CHECKPOINT_NONE_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_42371a9e8f7023a1(void);
-extern double _wrap_Metrics_loss_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_Metrics_q_risk_p50_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_Metrics_q_risk_p90_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_Metrics_mae_p50_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_1 _wrap_Metrics_windows_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_new_Metrics_swig_42371a9e8f7023a1(void);
-extern void _wrap_delete_Metrics_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_2 _wrap_ForecastInfo_series_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_3 _wrap_ForecastInfo_origin_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_intgo _wrap_ForecastInfo_is_future_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_new_ForecastInfo_swig_42371a9e8f7023a1(void);
-extern void _wrap_delete_ForecastInfo_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_intgo _wrap_TFT_PROGRESS_STEP_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_PROGRESS_EPOCH_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_Progress_kind_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_4 _wrap_Progress_epoch_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_5 _wrap_Progress_epochs_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_6 _wrap_Progress_step_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_7 _wrap_Progress_steps_per_epoch_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_Progress_train_loss_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_Progress_validation_loss_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_Progress_samples_per_second_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_8 _wrap_Progress_peak_activation_bytes_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_Progress_learning_rate_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_9 _wrap_Progress_fold_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_10 _wrap_Progress_folds_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_new_Progress_swig_42371a9e8f7023a1(void);
-extern void _wrap_delete_Progress_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_11 _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_12 _wrap_MemoryReport_unchecked_peak_bytes_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_MemoryReport_measured_savings_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_MemoryReport_predicted_savings_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_MemoryReport_predicted_compute_overhead_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_13 _wrap_MemoryReport_num_units_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_new_MemoryReport_swig_42371a9e8f7023a1(void);
-extern void _wrap_delete_MemoryReport_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_14 _wrap_TrainSummary_epochs_run_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_15 _wrap_TrainSummary_best_epoch_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_16 _wrap_TrainSummary_resumed_from_epoch_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_intgo _wrap_TrainSummary_early_stopped_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_TrainSummary_initial_validation_loss_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_TrainSummary_best_validation_loss_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_TrainSummary_final_validation_loss_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_TrainSummary_final_train_loss_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_TrainSummary_train_seconds_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_TrainSummary_samples_per_second_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_17 _wrap_TrainSummary_peak_activation_bytes_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_new_TrainSummary_swig_42371a9e8f7023a1(void);
-extern void _wrap_delete_TrainSummary_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_intgo _wrap_TFT_FORECASTER_MODEL_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_FORECASTER_NAIVE_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_TFT_FORECASTER_SEASONAL_NAIVE_swig_42371a9e8f7023a1(void);
-extern swig_type_18 _wrap_BacktestSummary_folds_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_19 _wrap_BacktestSummary_finished_folds_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_20 _wrap_BacktestSummary_folds_beating_naive_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_BacktestSummary_interval_coverage_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_BacktestSummary_seconds_get_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_new_BacktestSummary_swig_42371a9e8f7023a1(void);
-extern void _wrap_delete_BacktestSummary_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_new_CheckpointConfig_swig_42371a9e8f7023a1(void);
-extern void _wrap_delete_CheckpointConfig_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_CheckpointConfig_CreateUniform_swig_42371a9e8f7023a1(swig_type_21 arg1);
-extern uintptr_t _wrap_CheckpointConfig_CreateSelective_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_CheckpointConfig_CreateDynamic_swig_42371a9e8f7023a1(swig_type_22 arg1, double arg2);
-extern uintptr_t _wrap_CheckpointConfig_CreateFromYaml_swig_42371a9e8f7023a1(swig_type_23 arg1);
-extern uintptr_t _wrap_CheckpointConfig_CreateFromJson_swig_42371a9e8f7023a1(swig_type_24 arg1);
-extern uintptr_t _wrap_CheckpointConfig_Clone_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_CheckpointConfig_SetCheckpointAttention_swig_42371a9e8f7023a1(uintptr_t arg1, _Bool arg2);
-extern void _wrap_CheckpointConfig_SetCheckpointFfn_swig_42371a9e8f7023a1(uintptr_t arg1, _Bool arg2);
-extern void _wrap_CheckpointConfig_SetMinInterval_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_25 arg2);
-extern swig_intgo _wrap_CheckpointConfig_GetStrategy_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern _Bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern _Bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_26 _wrap_CheckpointConfig_GetMinInterval_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern _Bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_27 arg2);
-extern double _wrap_CheckpointConfig_GetMemorySavings_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_28 arg2);
-extern double _wrap_CheckpointConfig_GetComputeOverhead_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_29 arg2);
-extern void _wrap_CheckpointConfig_Validate_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_30 _wrap_CheckpointConfig_GetSummary_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_31 _wrap_CheckpointConfig_ToYaml_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_32 _wrap_CheckpointConfig_ToJson_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_new_Config_swig_42371a9e8f7023a1(swig_type_33 arg1);
-extern void _wrap_delete_Config_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_Config_CreateFromFile_swig_42371a9e8f7023a1(swig_type_34 arg1);
-extern uintptr_t _wrap_Config_Clone_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_35 _wrap_Config_GetValue_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_36 arg2);
-extern void _wrap_Config_SetValue_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3);
-extern void _wrap_Config_SetCheckpoint_swig_42371a9e8f7023a1(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_Config_GetCheckpoint_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_Config_Validate_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_39 _wrap_Config_ToYaml_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_new_Trainer_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_delete_Trainer_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_Trainer_ClearProgress_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_Trainer_SetProgressHandle_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_40 arg2);
-extern uintptr_t _wrap_Trainer_Train_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_Trainer_Resume_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_Trainer_Cancel_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_Trainer_Evaluate_swig_42371a9e8f7023a1(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_Trainer_Predict_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_Trainer_PredictCsv_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_41 arg2);
-extern void _wrap_Trainer_Save_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_42 arg2);
-extern void _wrap_Trainer_MeasureMemory_swig_42371a9e8f7023a1(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_Trainer_CreateFromData_swig_42371a9e8f7023a1(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_Trainer_PredictData_swig_42371a9e8f7023a1(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_delete_Predictions_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_43 _wrap_Predictions_GetForecastCount_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_44 _wrap_Predictions_GetHorizon_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_45 _wrap_Predictions_GetQuantileCount_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern double _wrap_Predictions_GetQuantile_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_46 arg2);
-extern void _wrap_Predictions_GetForecastInfo_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_47 arg2, uintptr_t arg3);
-extern swig_type_48 _wrap_Predictions_GetSeriesName_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_49 arg2);
-extern uintptr_t _wrap_Predictions_GetValues_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_Predictions_GetActuals_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_Predictions_GetTimes_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_Predictions_WriteCsv_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_50 arg2);
-extern void _wrap_Predictions_ToArrowStream_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_51 arg2);
-extern uintptr_t _wrap_new_Model_swig_42371a9e8f7023a1(swig_type_52 arg1);
-extern void _wrap_delete_Model_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern uintptr_t _wrap_Model_Predict_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_53 arg2);
-extern uintptr_t _wrap_Model_PredictData_swig_42371a9e8f7023a1(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_new_Data_swig_42371a9e8f7023a1(swig_type_54 arg1);
-extern void _wrap_delete_Data_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_55 _wrap_Data_GetNumRows_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_delete_TrainReport_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_TrainReport_GetSummary_swig_42371a9e8f7023a1(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_TrainReport_GetValidation_swig_42371a9e8f7023a1(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_TrainReport_GetMemory_swig_42371a9e8f7023a1(uintptr_t arg1, uintptr_t arg2);
-extern uintptr_t _wrap_new_BacktestReport_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_delete_BacktestReport_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_BacktestReport_GetSummary_swig_42371a9e8f7023a1(uintptr_t arg1, uintptr_t arg2);
-extern void _wrap_BacktestReport_GetMetrics_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_56 arg2, swig_intgo arg3, uintptr_t arg4);
-extern uintptr_t _wrap_new_IndexList_swig_42371a9e8f7023a1(void);
-extern void _wrap_delete_IndexList_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_IndexList_Add_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_57 arg2);
-extern swig_type_58 _wrap_IndexList_Count_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern void _wrap_delete_FloatArray_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_59 _wrap_FloatArray_Count_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern float _wrap_FloatArray_Get_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_60 arg2);
-extern void _wrap_delete_Int64Array_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_61 _wrap_Int64Array_Count_swig_42371a9e8f7023a1(uintptr_t arg1);
-extern swig_type_62 _wrap_Int64Array_Get_swig_42371a9e8f7023a1(uintptr_t arg1, swig_type_63 arg2);
-extern swig_type_64 _wrap_VersionString_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_VersionMajor_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_VersionMinor_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_VersionPatch_swig_42371a9e8f7023a1(void);
-extern swig_intgo _wrap_ApiVersion_swig_42371a9e8f7023a1(void);
-extern swig_type_65 _wrap_StatusName_swig_42371a9e8f7023a1(swig_intgo arg1);
-extern swig_type_66 _wrap_LastError_swig_42371a9e8f7023a1(void);
+typedef _gostring_ swig_type_67;
+extern void _wrap_Swig_free_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_Swig_malloc_swig_1597c91c7a50455e(swig_intgo arg1);
+extern swig_intgo _wrap_TFT_OK_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_ERROR_CONFIG_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_ERROR_DATA_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_ERROR_IO_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_ERROR_NUMERICAL_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_ERROR_CANCELLED_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_ERROR_INTERNAL_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_CHECKPOINT_NONE_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_1597c91c7a50455e(void);
+extern double _wrap_Metrics_loss_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_Metrics_q_risk_p50_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_Metrics_q_risk_p90_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_Metrics_mae_p50_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_1 _wrap_Metrics_windows_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_new_Metrics_swig_1597c91c7a50455e(void);
+extern void _wrap_delete_Metrics_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_2 _wrap_ForecastInfo_series_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_3 _wrap_ForecastInfo_origin_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_intgo _wrap_ForecastInfo_is_future_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_new_ForecastInfo_swig_1597c91c7a50455e(void);
+extern void _wrap_delete_ForecastInfo_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_intgo _wrap_TFT_PROGRESS_STEP_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_PROGRESS_EPOCH_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_Progress_kind_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_4 _wrap_Progress_epoch_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_5 _wrap_Progress_epochs_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_6 _wrap_Progress_step_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_7 _wrap_Progress_steps_per_epoch_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_Progress_train_loss_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_Progress_validation_loss_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_Progress_samples_per_second_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_8 _wrap_Progress_peak_activation_bytes_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_Progress_learning_rate_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_9 _wrap_Progress_fold_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_10 _wrap_Progress_folds_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_new_Progress_swig_1597c91c7a50455e(void);
+extern void _wrap_delete_Progress_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_11 _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_12 _wrap_MemoryReport_unchecked_peak_bytes_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_MemoryReport_measured_savings_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_MemoryReport_predicted_savings_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_MemoryReport_predicted_compute_overhead_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_13 _wrap_MemoryReport_num_units_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_new_MemoryReport_swig_1597c91c7a50455e(void);
+extern void _wrap_delete_MemoryReport_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_14 _wrap_TrainSummary_epochs_run_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_15 _wrap_TrainSummary_best_epoch_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_16 _wrap_TrainSummary_resumed_from_epoch_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_intgo _wrap_TrainSummary_early_stopped_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_TrainSummary_initial_validation_loss_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_TrainSummary_best_validation_loss_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_TrainSummary_final_validation_loss_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_TrainSummary_final_train_loss_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_TrainSummary_train_seconds_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_TrainSummary_samples_per_second_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_17 _wrap_TrainSummary_peak_activation_bytes_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_new_TrainSummary_swig_1597c91c7a50455e(void);
+extern void _wrap_delete_TrainSummary_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_intgo _wrap_TFT_FORECASTER_MODEL_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_FORECASTER_NAIVE_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_TFT_FORECASTER_SEASONAL_NAIVE_swig_1597c91c7a50455e(void);
+extern swig_type_18 _wrap_BacktestSummary_folds_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_19 _wrap_BacktestSummary_finished_folds_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_20 _wrap_BacktestSummary_folds_beating_naive_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_BacktestSummary_interval_coverage_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_BacktestSummary_seconds_get_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_new_BacktestSummary_swig_1597c91c7a50455e(void);
+extern void _wrap_delete_BacktestSummary_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_new_CheckpointConfig_swig_1597c91c7a50455e(void);
+extern void _wrap_delete_CheckpointConfig_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_CheckpointConfig_CreateUniform_swig_1597c91c7a50455e(swig_type_21 arg1);
+extern uintptr_t _wrap_CheckpointConfig_CreateSelective_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_CheckpointConfig_CreateDynamic_swig_1597c91c7a50455e(swig_type_22 arg1, double arg2);
+extern uintptr_t _wrap_CheckpointConfig_CreateFromYaml_swig_1597c91c7a50455e(swig_type_23 arg1);
+extern uintptr_t _wrap_CheckpointConfig_CreateFromJson_swig_1597c91c7a50455e(swig_type_24 arg1);
+extern uintptr_t _wrap_CheckpointConfig_Clone_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_CheckpointConfig_SetCheckpointAttention_swig_1597c91c7a50455e(uintptr_t arg1, _Bool arg2);
+extern void _wrap_CheckpointConfig_SetCheckpointFfn_swig_1597c91c7a50455e(uintptr_t arg1, _Bool arg2);
+extern void _wrap_CheckpointConfig_SetMinInterval_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_25 arg2);
+extern swig_intgo _wrap_CheckpointConfig_GetStrategy_swig_1597c91c7a50455e(uintptr_t arg1);
+extern _Bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_1597c91c7a50455e(uintptr_t arg1);
+extern _Bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_26 _wrap_CheckpointConfig_GetMinInterval_swig_1597c91c7a50455e(uintptr_t arg1);
+extern _Bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_27 arg2);
+extern double _wrap_CheckpointConfig_GetMemorySavings_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_28 arg2);
+extern double _wrap_CheckpointConfig_GetComputeOverhead_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_29 arg2);
+extern void _wrap_CheckpointConfig_Validate_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_30 _wrap_CheckpointConfig_GetSummary_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_31 _wrap_CheckpointConfig_ToYaml_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_32 _wrap_CheckpointConfig_ToJson_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_new_Config_swig_1597c91c7a50455e(swig_type_33 arg1);
+extern void _wrap_delete_Config_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_Config_CreateFromFile_swig_1597c91c7a50455e(swig_type_34 arg1);
+extern uintptr_t _wrap_Config_Clone_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_35 _wrap_Config_GetValue_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_36 arg2);
+extern void _wrap_Config_SetValue_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_37 arg2, swig_type_38 arg3);
+extern void _wrap_Config_SetCheckpoint_swig_1597c91c7a50455e(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_Config_GetCheckpoint_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_Config_Validate_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_39 _wrap_Config_ToYaml_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_new_Trainer_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_delete_Trainer_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_Trainer_ClearProgress_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_Trainer_SetProgressHandle_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_40 arg2);
+extern uintptr_t _wrap_Trainer_Train_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_Trainer_Resume_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_Trainer_Cancel_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_Trainer_Evaluate_swig_1597c91c7a50455e(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_Trainer_Predict_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_Trainer_PredictCsv_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_41 arg2);
+extern void _wrap_Trainer_Save_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_42 arg2);
+extern void _wrap_Trainer_MeasureMemory_swig_1597c91c7a50455e(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_Trainer_CreateFromData_swig_1597c91c7a50455e(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_Trainer_PredictData_swig_1597c91c7a50455e(uintptr_t arg1, uintptr_t arg2);
+extern void _wrap_delete_Predictions_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_43 _wrap_Predictions_GetForecastCount_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_44 _wrap_Predictions_GetHorizon_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_45 _wrap_Predictions_GetQuantileCount_swig_1597c91c7a50455e(uintptr_t arg1);
+extern double _wrap_Predictions_GetQuantile_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_46 arg2);
+extern void _wrap_Predictions_GetForecastInfo_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_47 arg2, uintptr_t arg3);
+extern swig_type_48 _wrap_Predictions_GetSeriesName_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_49 arg2);
+extern uintptr_t _wrap_Predictions_GetValues_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_Predictions_GetActuals_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_Predictions_GetTimes_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_Predictions_WriteCsv_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_50 arg2);
+extern void _wrap_Predictions_ToArrowStream_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_51 arg2);
+extern uintptr_t _wrap_new_Model_swig_1597c91c7a50455e(swig_type_52 arg1);
+extern void _wrap_delete_Model_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_Model_Predict_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_53 arg2);
+extern uintptr_t _wrap_Model_PredictData_swig_1597c91c7a50455e(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_new_Data_swig_1597c91c7a50455e(swig_type_54 arg1);
+extern void _wrap_delete_Data_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_55 _wrap_Data_GetNumRows_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_delete_TrainReport_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_TrainReport_GetSummary_swig_1597c91c7a50455e(uintptr_t arg1, uintptr_t arg2);
+extern void _wrap_TrainReport_GetValidation_swig_1597c91c7a50455e(uintptr_t arg1, uintptr_t arg2);
+extern void _wrap_TrainReport_GetMemory_swig_1597c91c7a50455e(uintptr_t arg1, uintptr_t arg2);
+extern uintptr_t _wrap_new_BacktestReport_swig_1597c91c7a50455e(uintptr_t arg1);
+extern uintptr_t _wrap_BacktestReport_RunWithProgressHandle_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_56 arg2);
+extern void _wrap_delete_BacktestReport_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_BacktestReport_GetSummary_swig_1597c91c7a50455e(uintptr_t arg1, uintptr_t arg2);
+extern void _wrap_BacktestReport_GetMetrics_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_57 arg2, swig_intgo arg3, uintptr_t arg4);
+extern uintptr_t _wrap_new_IndexList_swig_1597c91c7a50455e(void);
+extern void _wrap_delete_IndexList_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_IndexList_Add_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_58 arg2);
+extern swig_type_59 _wrap_IndexList_Count_swig_1597c91c7a50455e(uintptr_t arg1);
+extern void _wrap_delete_FloatArray_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_60 _wrap_FloatArray_Count_swig_1597c91c7a50455e(uintptr_t arg1);
+extern float _wrap_FloatArray_Get_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_61 arg2);
+extern void _wrap_delete_Int64Array_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_62 _wrap_Int64Array_Count_swig_1597c91c7a50455e(uintptr_t arg1);
+extern swig_type_63 _wrap_Int64Array_Get_swig_1597c91c7a50455e(uintptr_t arg1, swig_type_64 arg2);
+extern swig_type_65 _wrap_VersionString_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_VersionMajor_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_VersionMinor_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_VersionPatch_swig_1597c91c7a50455e(void);
+extern swig_intgo _wrap_ApiVersion_swig_1597c91c7a50455e(void);
+extern swig_type_66 _wrap_StatusName_swig_1597c91c7a50455e(swig_intgo arg1);
+extern swig_type_67 _wrap_LastError_swig_1597c91c7a50455e(void);
 #undef intgo
 */
 import "C"
@@ -290,8 +292,8 @@ func getSwigcptr(v interface { Swigcptr() uintptr }) uintptr {
 
 type _ sync.Mutex
 
-//export cgo_panic__swig_42371a9e8f7023a1
-func cgo_panic__swig_42371a9e8f7023a1(p *byte) {
+//export cgo_panic__swig_1597c91c7a50455e
+func cgo_panic__swig_1597c91c7a50455e(p *byte) {
 	s := (*[1024]byte)(unsafe.Pointer(p))[:]
 	for i, b := range s {
 		if b == 0 {
@@ -312,90 +314,90 @@ func swigCopyString(s string) string {
 
 func Swig_free(arg1 uintptr) {
 	_swig_i_0 := arg1
-	C._wrap_Swig_free_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_Swig_free_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func Swig_malloc(arg1 int) (_swig_ret uintptr) {
 	var swig_r uintptr
 	_swig_i_0 := arg1
-	swig_r = (uintptr)(C._wrap_Swig_malloc_swig_42371a9e8f7023a1(C.swig_intgo(_swig_i_0)))
+	swig_r = (uintptr)(C._wrap_Swig_malloc_swig_1597c91c7a50455e(C.swig_intgo(_swig_i_0)))
 	return swig_r
 }
 
 type Enum_SS_tft_status int
 func _swig_getTFT_OK() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_OK_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_OK_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_OK Enum_SS_tft_status = _swig_getTFT_OK()
 func _swig_getTFT_ERROR_INVALID_ARGUMENT() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_INVALID_ARGUMENT_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_INVALID_ARGUMENT_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_ERROR_INVALID_ARGUMENT Enum_SS_tft_status = _swig_getTFT_ERROR_INVALID_ARGUMENT()
 func _swig_getTFT_ERROR_CONFIG() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_CONFIG_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_CONFIG_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_ERROR_CONFIG Enum_SS_tft_status = _swig_getTFT_ERROR_CONFIG()
 func _swig_getTFT_ERROR_DATA() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_DATA_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_DATA_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_ERROR_DATA Enum_SS_tft_status = _swig_getTFT_ERROR_DATA()
 func _swig_getTFT_ERROR_IO() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_IO_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_IO_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_ERROR_IO Enum_SS_tft_status = _swig_getTFT_ERROR_IO()
 func _swig_getTFT_ERROR_NUMERICAL() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_NUMERICAL_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_NUMERICAL_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_ERROR_NUMERICAL Enum_SS_tft_status = _swig_getTFT_ERROR_NUMERICAL()
 func _swig_getTFT_ERROR_CANCELLED() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_CANCELLED_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_CANCELLED_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_ERROR_CANCELLED Enum_SS_tft_status = _swig_getTFT_ERROR_CANCELLED()
 func _swig_getTFT_ERROR_UNSUPPORTED() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_UNSUPPORTED_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_UNSUPPORTED_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_ERROR_UNSUPPORTED Enum_SS_tft_status = _swig_getTFT_ERROR_UNSUPPORTED()
 func _swig_getTFT_ERROR_INTERNAL() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_INTERNAL_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_INTERNAL_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_ERROR_INTERNAL Enum_SS_tft_status = _swig_getTFT_ERROR_INTERNAL()
 func _swig_getTFT_ERROR_BUFFER_TOO_SMALL() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_ERROR_BUFFER_TOO_SMALL Enum_SS_tft_status = _swig_getTFT_ERROR_BUFFER_TOO_SMALL()
 func _swig_getTFT_ERROR_OUT_OF_MEMORY() (_swig_ret Enum_SS_tft_status) {
 	var swig_r Enum_SS_tft_status
-	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_OUT_OF_MEMORY_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_status)(C._wrap_TFT_ERROR_OUT_OF_MEMORY_swig_1597c91c7a50455e())
 	return swig_r
 }
 
@@ -403,28 +405,28 @@ var TFT_ERROR_OUT_OF_MEMORY Enum_SS_tft_status = _swig_getTFT_ERROR_OUT_OF_MEMOR
 type Enum_SS_tft_checkpoint_strategy int
 func _swig_getTFT_CHECKPOINT_NONE() (_swig_ret Enum_SS_tft_checkpoint_strategy) {
 	var swig_r Enum_SS_tft_checkpoint_strategy
-	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_NONE_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_NONE_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_CHECKPOINT_NONE Enum_SS_tft_checkpoint_strategy = _swig_getTFT_CHECKPOINT_NONE()
 func _swig_getTFT_CHECKPOINT_UNIFORM() (_swig_ret Enum_SS_tft_checkpoint_strategy) {
 	var swig_r Enum_SS_tft_checkpoint_strategy
-	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_UNIFORM_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_UNIFORM_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_CHECKPOINT_UNIFORM Enum_SS_tft_checkpoint_strategy = _swig_getTFT_CHECKPOINT_UNIFORM()
 func _swig_getTFT_CHECKPOINT_SELECTIVE() (_swig_ret Enum_SS_tft_checkpoint_strategy) {
 	var swig_r Enum_SS_tft_checkpoint_strategy
-	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_SELECTIVE_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_SELECTIVE_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_CHECKPOINT_SELECTIVE Enum_SS_tft_checkpoint_strategy = _swig_getTFT_CHECKPOINT_SELECTIVE()
 func _swig_getTFT_CHECKPOINT_DYNAMIC() (_swig_ret Enum_SS_tft_checkpoint_strategy) {
 	var swig_r Enum_SS_tft_checkpoint_strategy
-	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_DYNAMIC_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_checkpoint_strategy)(C._wrap_TFT_CHECKPOINT_DYNAMIC_swig_1597c91c7a50455e())
 	return swig_r
 }
 
@@ -441,47 +443,47 @@ func (p SwigcptrMetrics) SwigIsMetrics() {
 func (arg1 SwigcptrMetrics) GetLoss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Metrics_loss_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Metrics_loss_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMetrics) GetQ_risk_p50() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Metrics_q_risk_p50_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Metrics_q_risk_p50_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMetrics) GetQ_risk_p90() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Metrics_q_risk_p90_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Metrics_q_risk_p90_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMetrics) GetMae_p50() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Metrics_mae_p50_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Metrics_mae_p50_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMetrics) GetWindows() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Metrics_windows_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Metrics_windows_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewMetrics() (_swig_ret Metrics) {
 	var swig_r Metrics
-	swig_r = (Metrics)(SwigcptrMetrics(C._wrap_new_Metrics_swig_42371a9e8f7023a1()))
+	swig_r = (Metrics)(SwigcptrMetrics(C._wrap_new_Metrics_swig_1597c91c7a50455e()))
 	return swig_r
 }
 
 func DeleteMetrics(arg1 Metrics) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Metrics_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Metrics_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 type Metrics interface {
@@ -506,33 +508,33 @@ func (p SwigcptrForecastInfo) SwigIsForecastInfo() {
 func (arg1 SwigcptrForecastInfo) GetSeries() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_ForecastInfo_series_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_ForecastInfo_series_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrForecastInfo) GetOrigin() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_ForecastInfo_origin_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_ForecastInfo_origin_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrForecastInfo) GetIs_future() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_ForecastInfo_is_future_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_ForecastInfo_is_future_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewForecastInfo() (_swig_ret ForecastInfo) {
 	var swig_r ForecastInfo
-	swig_r = (ForecastInfo)(SwigcptrForecastInfo(C._wrap_new_ForecastInfo_swig_42371a9e8f7023a1()))
+	swig_r = (ForecastInfo)(SwigcptrForecastInfo(C._wrap_new_ForecastInfo_swig_1597c91c7a50455e()))
 	return swig_r
 }
 
 func DeleteForecastInfo(arg1 ForecastInfo) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_ForecastInfo_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_ForecastInfo_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 type ForecastInfo interface {
@@ -546,14 +548,14 @@ type ForecastInfo interface {
 type Enum_SS_tft_progress_kind int
 func _swig_getTFT_PROGRESS_STEP() (_swig_ret Enum_SS_tft_progress_kind) {
 	var swig_r Enum_SS_tft_progress_kind
-	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_TFT_PROGRESS_STEP_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_TFT_PROGRESS_STEP_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_PROGRESS_STEP Enum_SS_tft_progress_kind = _swig_getTFT_PROGRESS_STEP()
 func _swig_getTFT_PROGRESS_EPOCH() (_swig_ret Enum_SS_tft_progress_kind) {
 	var swig_r Enum_SS_tft_progress_kind
-	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_TFT_PROGRESS_EPOCH_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_TFT_PROGRESS_EPOCH_swig_1597c91c7a50455e())
 	return swig_r
 }
 
@@ -570,96 +572,96 @@ func (p SwigcptrProgress) SwigIsProgress() {
 func (arg1 SwigcptrProgress) GetKind() (_swig_ret Enum_SS_tft_progress_kind) {
 	var swig_r Enum_SS_tft_progress_kind
 	_swig_i_0 := arg1
-	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_Progress_kind_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (Enum_SS_tft_progress_kind)(C._wrap_Progress_kind_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetEpoch() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_epoch_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_epoch_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetEpochs() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_epochs_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_epochs_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetStep() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_step_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_step_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetSteps_per_epoch() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_steps_per_epoch_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_steps_per_epoch_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetTrain_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Progress_train_loss_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Progress_train_loss_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetValidation_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Progress_validation_loss_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Progress_validation_loss_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetSamples_per_second() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Progress_samples_per_second_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Progress_samples_per_second_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetPeak_activation_bytes() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_peak_activation_bytes_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_peak_activation_bytes_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetLearning_rate() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_Progress_learning_rate_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_Progress_learning_rate_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetFold() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_fold_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_fold_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrProgress) GetFolds() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Progress_folds_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Progress_folds_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewProgress() (_swig_ret Progress) {
 	var swig_r Progress
-	swig_r = (Progress)(SwigcptrProgress(C._wrap_new_Progress_swig_42371a9e8f7023a1()))
+	swig_r = (Progress)(SwigcptrProgress(C._wrap_new_Progress_swig_1597c91c7a50455e()))
 	return swig_r
 }
 
 func DeleteProgress(arg1 Progress) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Progress_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Progress_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 type Progress interface {
@@ -691,54 +693,54 @@ func (p SwigcptrMemoryReport) SwigIsMemoryReport() {
 func (arg1 SwigcptrMemoryReport) GetCheckpointed_peak_bytes() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_MemoryReport_checkpointed_peak_bytes_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_MemoryReport_checkpointed_peak_bytes_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMemoryReport) GetUnchecked_peak_bytes() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_MemoryReport_unchecked_peak_bytes_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_MemoryReport_unchecked_peak_bytes_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMemoryReport) GetMeasured_savings() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_MemoryReport_measured_savings_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_MemoryReport_measured_savings_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMemoryReport) GetPredicted_savings() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_MemoryReport_predicted_savings_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_MemoryReport_predicted_savings_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMemoryReport) GetPredicted_compute_overhead() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_MemoryReport_predicted_compute_overhead_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_MemoryReport_predicted_compute_overhead_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrMemoryReport) GetNum_units() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_MemoryReport_num_units_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_MemoryReport_num_units_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewMemoryReport() (_swig_ret MemoryReport) {
 	var swig_r MemoryReport
-	swig_r = (MemoryReport)(SwigcptrMemoryReport(C._wrap_new_MemoryReport_swig_42371a9e8f7023a1()))
+	swig_r = (MemoryReport)(SwigcptrMemoryReport(C._wrap_new_MemoryReport_swig_1597c91c7a50455e()))
 	return swig_r
 }
 
 func DeleteMemoryReport(arg1 MemoryReport) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_MemoryReport_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_MemoryReport_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 type MemoryReport interface {
@@ -764,89 +766,89 @@ func (p SwigcptrTrainSummary) SwigIsTrainSummary() {
 func (arg1 SwigcptrTrainSummary) GetEpochs_run() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_TrainSummary_epochs_run_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_TrainSummary_epochs_run_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetBest_epoch() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_TrainSummary_best_epoch_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_TrainSummary_best_epoch_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetResumed_from_epoch() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_TrainSummary_resumed_from_epoch_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_TrainSummary_resumed_from_epoch_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetEarly_stopped() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_TrainSummary_early_stopped_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_TrainSummary_early_stopped_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetInitial_validation_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_initial_validation_loss_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_initial_validation_loss_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetBest_validation_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_best_validation_loss_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_best_validation_loss_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetFinal_validation_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_final_validation_loss_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_final_validation_loss_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetFinal_train_loss() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_final_train_loss_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_final_train_loss_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetTrain_seconds() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_train_seconds_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_train_seconds_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetSamples_per_second() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_TrainSummary_samples_per_second_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_TrainSummary_samples_per_second_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainSummary) GetPeak_activation_bytes() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_TrainSummary_peak_activation_bytes_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_TrainSummary_peak_activation_bytes_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewTrainSummary() (_swig_ret TrainSummary) {
 	var swig_r TrainSummary
-	swig_r = (TrainSummary)(SwigcptrTrainSummary(C._wrap_new_TrainSummary_swig_42371a9e8f7023a1()))
+	swig_r = (TrainSummary)(SwigcptrTrainSummary(C._wrap_new_TrainSummary_swig_1597c91c7a50455e()))
 	return swig_r
 }
 
 func DeleteTrainSummary(arg1 TrainSummary) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_TrainSummary_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_TrainSummary_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 type TrainSummary interface {
@@ -868,21 +870,21 @@ type TrainSummary interface {
 type Enum_SS_tft_forecaster int
 func _swig_getTFT_FORECASTER_MODEL() (_swig_ret Enum_SS_tft_forecaster) {
 	var swig_r Enum_SS_tft_forecaster
-	swig_r = (Enum_SS_tft_forecaster)(C._wrap_TFT_FORECASTER_MODEL_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_forecaster)(C._wrap_TFT_FORECASTER_MODEL_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_FORECASTER_MODEL Enum_SS_tft_forecaster = _swig_getTFT_FORECASTER_MODEL()
 func _swig_getTFT_FORECASTER_NAIVE() (_swig_ret Enum_SS_tft_forecaster) {
 	var swig_r Enum_SS_tft_forecaster
-	swig_r = (Enum_SS_tft_forecaster)(C._wrap_TFT_FORECASTER_NAIVE_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_forecaster)(C._wrap_TFT_FORECASTER_NAIVE_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 var TFT_FORECASTER_NAIVE Enum_SS_tft_forecaster = _swig_getTFT_FORECASTER_NAIVE()
 func _swig_getTFT_FORECASTER_SEASONAL_NAIVE() (_swig_ret Enum_SS_tft_forecaster) {
 	var swig_r Enum_SS_tft_forecaster
-	swig_r = (Enum_SS_tft_forecaster)(C._wrap_TFT_FORECASTER_SEASONAL_NAIVE_swig_42371a9e8f7023a1())
+	swig_r = (Enum_SS_tft_forecaster)(C._wrap_TFT_FORECASTER_SEASONAL_NAIVE_swig_1597c91c7a50455e())
 	return swig_r
 }
 
@@ -899,47 +901,47 @@ func (p SwigcptrBacktestSummary) SwigIsBacktestSummary() {
 func (arg1 SwigcptrBacktestSummary) GetFolds() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_BacktestSummary_folds_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_BacktestSummary_folds_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrBacktestSummary) GetFinished_folds() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_BacktestSummary_finished_folds_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_BacktestSummary_finished_folds_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrBacktestSummary) GetFolds_beating_naive() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_BacktestSummary_folds_beating_naive_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_BacktestSummary_folds_beating_naive_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrBacktestSummary) GetInterval_coverage() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_BacktestSummary_interval_coverage_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_BacktestSummary_interval_coverage_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrBacktestSummary) GetSeconds() (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
-	swig_r = (float64)(C._wrap_BacktestSummary_seconds_get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (float64)(C._wrap_BacktestSummary_seconds_get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func NewBacktestSummary() (_swig_ret BacktestSummary) {
 	var swig_r BacktestSummary
-	swig_r = (BacktestSummary)(SwigcptrBacktestSummary(C._wrap_new_BacktestSummary_swig_42371a9e8f7023a1()))
+	swig_r = (BacktestSummary)(SwigcptrBacktestSummary(C._wrap_new_BacktestSummary_swig_1597c91c7a50455e()))
 	return swig_r
 }
 
 func DeleteBacktestSummary(arg1 BacktestSummary) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BacktestSummary_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BacktestSummary_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 type BacktestSummary interface {
@@ -963,26 +965,26 @@ func (p SwigcptrCheckpointConfig) SwigIsCheckpointConfig() {
 
 func NewCheckpointConfig() (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_new_CheckpointConfig_swig_42371a9e8f7023a1()))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_new_CheckpointConfig_swig_1597c91c7a50455e()))
 	return swig_r
 }
 
 func DeleteCheckpointConfig(arg1 CheckpointConfig) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_CheckpointConfig_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_CheckpointConfig_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func CheckpointConfigCreateUniform(arg1 uint64) (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateUniform_swig_42371a9e8f7023a1(C.swig_type_21(_swig_i_0))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateUniform_swig_1597c91c7a50455e(C.swig_type_21(_swig_i_0))))
 	return swig_r
 }
 
 func CheckpointConfigCreateSelective(arg1 IndexList) (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateSelective_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateSelective_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
@@ -990,14 +992,14 @@ func CheckpointConfigCreateDynamic(arg1 uint64, arg2 float64) (_swig_ret Checkpo
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateDynamic_swig_42371a9e8f7023a1(C.swig_type_22(_swig_i_0), C.double(_swig_i_1))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateDynamic_swig_1597c91c7a50455e(C.swig_type_22(_swig_i_0), C.double(_swig_i_1))))
 	return swig_r
 }
 
 func CheckpointConfigCreateFromYaml(arg1 string) (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateFromYaml_swig_42371a9e8f7023a1(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateFromYaml_swig_1597c91c7a50455e(*(*C.swig_type_23)(unsafe.Pointer(&_swig_i_0)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1007,7 +1009,7 @@ func CheckpointConfigCreateFromYaml(arg1 string) (_swig_ret CheckpointConfig) {
 func CheckpointConfigCreateFromJson(arg1 string) (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateFromJson_swig_42371a9e8f7023a1(*(*C.swig_type_24)(unsafe.Pointer(&_swig_i_0)))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_CreateFromJson_swig_1597c91c7a50455e(*(*C.swig_type_24)(unsafe.Pointer(&_swig_i_0)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1017,53 +1019,53 @@ func CheckpointConfigCreateFromJson(arg1 string) (_swig_ret CheckpointConfig) {
 func (arg1 SwigcptrCheckpointConfig) Clone() (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_Clone_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_CheckpointConfig_Clone_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrCheckpointConfig) SetCheckpointAttention(arg2 bool) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_CheckpointConfig_SetCheckpointAttention_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C._Bool(_swig_i_1))
+	C._wrap_CheckpointConfig_SetCheckpointAttention_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C._Bool(_swig_i_1))
 }
 
 func (arg1 SwigcptrCheckpointConfig) SetCheckpointFfn(arg2 bool) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_CheckpointConfig_SetCheckpointFfn_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C._Bool(_swig_i_1))
+	C._wrap_CheckpointConfig_SetCheckpointFfn_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C._Bool(_swig_i_1))
 }
 
 func (arg1 SwigcptrCheckpointConfig) SetMinInterval(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_CheckpointConfig_SetMinInterval_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_25(_swig_i_1))
+	C._wrap_CheckpointConfig_SetMinInterval_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_25(_swig_i_1))
 }
 
 func (arg1 SwigcptrCheckpointConfig) GetStrategy() (_swig_ret int) {
 	var swig_r int
 	_swig_i_0 := arg1
-	swig_r = (int)(C._wrap_CheckpointConfig_GetStrategy_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int)(C._wrap_CheckpointConfig_GetStrategy_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCheckpointConfig) GetCheckpointAttention() (_swig_ret bool) {
 	var swig_r bool
 	_swig_i_0 := arg1
-	swig_r = (bool)(C._wrap_CheckpointConfig_GetCheckpointAttention_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (bool)(C._wrap_CheckpointConfig_GetCheckpointAttention_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCheckpointConfig) GetCheckpointFfn() (_swig_ret bool) {
 	var swig_r bool
 	_swig_i_0 := arg1
-	swig_r = (bool)(C._wrap_CheckpointConfig_GetCheckpointFfn_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (bool)(C._wrap_CheckpointConfig_GetCheckpointFfn_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCheckpointConfig) GetMinInterval() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_CheckpointConfig_GetMinInterval_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_CheckpointConfig_GetMinInterval_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1071,7 +1073,7 @@ func (arg1 SwigcptrCheckpointConfig) GetShouldCheckpoint(arg2 uint64) (_swig_ret
 	var swig_r bool
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (bool)(C._wrap_CheckpointConfig_GetShouldCheckpoint_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_27(_swig_i_1)))
+	swig_r = (bool)(C._wrap_CheckpointConfig_GetShouldCheckpoint_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_27(_swig_i_1)))
 	return swig_r
 }
 
@@ -1079,7 +1081,7 @@ func (arg1 SwigcptrCheckpointConfig) GetMemorySavings(arg2 uint64) (_swig_ret fl
 	var swig_r float64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (float64)(C._wrap_CheckpointConfig_GetMemorySavings_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_28(_swig_i_1)))
+	swig_r = (float64)(C._wrap_CheckpointConfig_GetMemorySavings_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_28(_swig_i_1)))
 	return swig_r
 }
 
@@ -1087,19 +1089,19 @@ func (arg1 SwigcptrCheckpointConfig) GetComputeOverhead(arg2 uint64) (_swig_ret 
 	var swig_r float64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (float64)(C._wrap_CheckpointConfig_GetComputeOverhead_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1)))
+	swig_r = (float64)(C._wrap_CheckpointConfig_GetComputeOverhead_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_29(_swig_i_1)))
 	return swig_r
 }
 
 func (arg1 SwigcptrCheckpointConfig) Validate() {
 	_swig_i_0 := arg1
-	C._wrap_CheckpointConfig_Validate_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_CheckpointConfig_Validate_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrCheckpointConfig) GetSummary() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_CheckpointConfig_GetSummary_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_CheckpointConfig_GetSummary_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1109,7 +1111,7 @@ func (arg1 SwigcptrCheckpointConfig) GetSummary() (_swig_ret string) {
 func (arg1 SwigcptrCheckpointConfig) ToYaml() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_CheckpointConfig_ToYaml_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_CheckpointConfig_ToYaml_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1119,7 +1121,7 @@ func (arg1 SwigcptrCheckpointConfig) ToYaml() (_swig_ret string) {
 func (arg1 SwigcptrCheckpointConfig) ToJson() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_CheckpointConfig_ToJson_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_CheckpointConfig_ToJson_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1158,7 +1160,7 @@ func (p SwigcptrConfig) SwigIsConfig() {
 func NewConfig(arg1 string) (_swig_ret Config) {
 	var swig_r Config
 	_swig_i_0 := arg1
-	swig_r = (Config)(SwigcptrConfig(C._wrap_new_Config_swig_42371a9e8f7023a1(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)))))
+	swig_r = (Config)(SwigcptrConfig(C._wrap_new_Config_swig_1597c91c7a50455e(*(*C.swig_type_33)(unsafe.Pointer(&_swig_i_0)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1167,13 +1169,13 @@ func NewConfig(arg1 string) (_swig_ret Config) {
 
 func DeleteConfig(arg1 Config) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Config_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Config_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func ConfigCreateFromFile(arg1 string) (_swig_ret Config) {
 	var swig_r Config
 	_swig_i_0 := arg1
-	swig_r = (Config)(SwigcptrConfig(C._wrap_Config_CreateFromFile_swig_42371a9e8f7023a1(*(*C.swig_type_34)(unsafe.Pointer(&_swig_i_0)))))
+	swig_r = (Config)(SwigcptrConfig(C._wrap_Config_CreateFromFile_swig_1597c91c7a50455e(*(*C.swig_type_34)(unsafe.Pointer(&_swig_i_0)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1183,7 +1185,7 @@ func ConfigCreateFromFile(arg1 string) (_swig_ret Config) {
 func (arg1 SwigcptrConfig) Clone() (_swig_ret Config) {
 	var swig_r Config
 	_swig_i_0 := arg1
-	swig_r = (Config)(SwigcptrConfig(C._wrap_Config_Clone_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (Config)(SwigcptrConfig(C._wrap_Config_Clone_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
@@ -1191,7 +1193,7 @@ func (arg1 SwigcptrConfig) GetValue(arg2 string) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_Config_GetValue_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)))
+	swig_r_p := C._wrap_Config_GetValue_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), *(*C.swig_type_36)(unsafe.Pointer(&_swig_i_1)))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
@@ -1205,7 +1207,7 @@ func (arg1 SwigcptrConfig) SetValue(arg2 string, arg3 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
-	C._wrap_Config_SetValue_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_2)))
+	C._wrap_Config_SetValue_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), *(*C.swig_type_37)(unsafe.Pointer(&_swig_i_1)), *(*C.swig_type_38)(unsafe.Pointer(&_swig_i_2)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1217,25 +1219,25 @@ func (arg1 SwigcptrConfig) SetValue(arg2 string, arg3 string) {
 func (arg1 SwigcptrConfig) SetCheckpoint(arg2 CheckpointConfig) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_Config_SetCheckpoint_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_Config_SetCheckpoint_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 func (arg1 SwigcptrConfig) GetCheckpoint() (_swig_ret CheckpointConfig) {
 	var swig_r CheckpointConfig
 	_swig_i_0 := arg1
-	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_Config_GetCheckpoint_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (CheckpointConfig)(SwigcptrCheckpointConfig(C._wrap_Config_GetCheckpoint_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrConfig) Validate() {
 	_swig_i_0 := arg1
-	C._wrap_Config_Validate_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_Config_Validate_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrConfig) ToYaml() (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_Config_ToYaml_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	swig_r_p := C._wrap_Config_ToYaml_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1266,62 +1268,62 @@ func (p SwigcptrTrainer) SwigIsTrainer() {
 func NewTrainer(arg1 Config) (_swig_ret Trainer) {
 	var swig_r Trainer
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (Trainer)(SwigcptrTrainer(C._wrap_new_Trainer_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (Trainer)(SwigcptrTrainer(C._wrap_new_Trainer_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func DeleteTrainer(arg1 Trainer) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Trainer_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Trainer_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrTrainer) ClearProgress() {
 	_swig_i_0 := arg1
-	C._wrap_Trainer_ClearProgress_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_Trainer_ClearProgress_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrTrainer) SetProgressHandle(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_Trainer_SetProgressHandle_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_40(_swig_i_1))
+	C._wrap_Trainer_SetProgressHandle_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_40(_swig_i_1))
 }
 
 func (arg1 SwigcptrTrainer) Train() (_swig_ret TrainReport) {
 	var swig_r TrainReport
 	_swig_i_0 := arg1
-	swig_r = (TrainReport)(SwigcptrTrainReport(C._wrap_Trainer_Train_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (TrainReport)(SwigcptrTrainReport(C._wrap_Trainer_Train_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainer) Resume() (_swig_ret TrainReport) {
 	var swig_r TrainReport
 	_swig_i_0 := arg1
-	swig_r = (TrainReport)(SwigcptrTrainReport(C._wrap_Trainer_Resume_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (TrainReport)(SwigcptrTrainReport(C._wrap_Trainer_Resume_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainer) Cancel() {
 	_swig_i_0 := arg1
-	C._wrap_Trainer_Cancel_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_Trainer_Cancel_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrTrainer) Evaluate(arg2 Metrics) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_Trainer_Evaluate_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_Trainer_Evaluate_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 func (arg1 SwigcptrTrainer) Predict() (_swig_ret Predictions) {
 	var swig_r Predictions
 	_swig_i_0 := arg1
-	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Trainer_Predict_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Trainer_Predict_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrTrainer) PredictCsv(arg2 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_Trainer_PredictCsv_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_Trainer_PredictCsv_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), *(*C.swig_type_41)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1330,7 +1332,7 @@ func (arg1 SwigcptrTrainer) PredictCsv(arg2 string) {
 func (arg1 SwigcptrTrainer) Save(arg2 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_Trainer_Save_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_Trainer_Save_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), *(*C.swig_type_42)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1339,14 +1341,14 @@ func (arg1 SwigcptrTrainer) Save(arg2 string) {
 func (arg1 SwigcptrTrainer) MeasureMemory(arg2 MemoryReport) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_Trainer_MeasureMemory_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_Trainer_MeasureMemory_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 func TrainerCreateFromData(arg1 Config, arg2 Data) (_swig_ret Trainer) {
 	var swig_r Trainer
 	_swig_i_0 := getSwigcptr(arg1)
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (Trainer)(SwigcptrTrainer(C._wrap_Trainer_CreateFromData_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
+	swig_r = (Trainer)(SwigcptrTrainer(C._wrap_Trainer_CreateFromData_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
 	return swig_r
 }
 
@@ -1354,7 +1356,7 @@ func (arg1 SwigcptrTrainer) PredictData(arg2 Data) (_swig_ret Predictions) {
 	var swig_r Predictions
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Trainer_PredictData_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
+	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Trainer_PredictData_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
 	return swig_r
 }
 
@@ -1385,27 +1387,27 @@ func (p SwigcptrPredictions) SwigIsPredictions() {
 
 func DeletePredictions(arg1 Predictions) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Predictions_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Predictions_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrPredictions) GetForecastCount() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_Predictions_GetForecastCount_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_Predictions_GetForecastCount_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrPredictions) GetHorizon() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_Predictions_GetHorizon_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_Predictions_GetHorizon_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
 func (arg1 SwigcptrPredictions) GetQuantileCount() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_Predictions_GetQuantileCount_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_Predictions_GetQuantileCount_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1413,7 +1415,7 @@ func (arg1 SwigcptrPredictions) GetQuantile(arg2 uint64) (_swig_ret float64) {
 	var swig_r float64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (float64)(C._wrap_Predictions_GetQuantile_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1)))
+	swig_r = (float64)(C._wrap_Predictions_GetQuantile_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_46(_swig_i_1)))
 	return swig_r
 }
 
@@ -1421,14 +1423,14 @@ func (arg1 SwigcptrPredictions) GetForecastInfo(arg2 uint64, arg3 ForecastInfo) 
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
 	_swig_i_2 := getSwigcptr(arg3)
-	C._wrap_Predictions_GetForecastInfo_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_47(_swig_i_1), C.uintptr_t(_swig_i_2))
+	C._wrap_Predictions_GetForecastInfo_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_47(_swig_i_1), C.uintptr_t(_swig_i_2))
 }
 
 func (arg1 SwigcptrPredictions) GetSeriesName(arg2 uint64) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r_p := C._wrap_Predictions_GetSeriesName_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_49(_swig_i_1))
+	swig_r_p := C._wrap_Predictions_GetSeriesName_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_49(_swig_i_1))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1438,28 +1440,28 @@ func (arg1 SwigcptrPredictions) GetSeriesName(arg2 uint64) (_swig_ret string) {
 func (arg1 SwigcptrPredictions) GetValues() (_swig_ret FloatArray) {
 	var swig_r FloatArray
 	_swig_i_0 := arg1
-	swig_r = (FloatArray)(SwigcptrFloatArray(C._wrap_Predictions_GetValues_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (FloatArray)(SwigcptrFloatArray(C._wrap_Predictions_GetValues_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrPredictions) GetActuals() (_swig_ret FloatArray) {
 	var swig_r FloatArray
 	_swig_i_0 := arg1
-	swig_r = (FloatArray)(SwigcptrFloatArray(C._wrap_Predictions_GetActuals_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (FloatArray)(SwigcptrFloatArray(C._wrap_Predictions_GetActuals_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrPredictions) GetTimes() (_swig_ret Int64Array) {
 	var swig_r Int64Array
 	_swig_i_0 := arg1
-	swig_r = (Int64Array)(SwigcptrInt64Array(C._wrap_Predictions_GetTimes_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (Int64Array)(SwigcptrInt64Array(C._wrap_Predictions_GetTimes_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
 	return swig_r
 }
 
 func (arg1 SwigcptrPredictions) WriteCsv(arg2 string) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_Predictions_WriteCsv_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)))
+	C._wrap_Predictions_WriteCsv_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), *(*C.swig_type_50)(unsafe.Pointer(&_swig_i_1)))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1468,7 +1470,7 @@ func (arg1 SwigcptrPredictions) WriteCsv(arg2 string) {
 func (arg1 SwigcptrPredictions) ToArrowStream(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_Predictions_ToArrowStream_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_51(_swig_i_1))
+	C._wrap_Predictions_ToArrowStream_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_51(_swig_i_1))
 }
 
 type Predictions interface {
@@ -1499,7 +1501,7 @@ func (p SwigcptrModel) SwigIsModel() {
 func NewModel(arg1 string) (_swig_ret Model) {
 	var swig_r Model
 	_swig_i_0 := arg1
-	swig_r = (Model)(SwigcptrModel(C._wrap_new_Model_swig_42371a9e8f7023a1(*(*C.swig_type_52)(unsafe.Pointer(&_swig_i_0)))))
+	swig_r = (Model)(SwigcptrModel(C._wrap_new_Model_swig_1597c91c7a50455e(*(*C.swig_type_52)(unsafe.Pointer(&_swig_i_0)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg1
 	}
@@ -1508,14 +1510,14 @@ func NewModel(arg1 string) (_swig_ret Model) {
 
 func DeleteModel(arg1 Model) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Model_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Model_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrModel) Predict(arg2 string) (_swig_ret Predictions) {
 	var swig_r Predictions
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Model_Predict_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)))))
+	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Model_Predict_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), *(*C.swig_type_53)(unsafe.Pointer(&_swig_i_1)))))
 	if Swig_escape_always_false {
 		Swig_escape_val = arg2
 	}
@@ -1526,7 +1528,7 @@ func (arg1 SwigcptrModel) PredictData(arg2 Data) (_swig_ret Predictions) {
 	var swig_r Predictions
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Model_PredictData_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
+	swig_r = (Predictions)(SwigcptrPredictions(C._wrap_Model_PredictData_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))))
 	return swig_r
 }
 
@@ -1549,19 +1551,19 @@ func (p SwigcptrData) SwigIsData() {
 func NewData(arg1 uint64) (_swig_ret Data) {
 	var swig_r Data
 	_swig_i_0 := arg1
-	swig_r = (Data)(SwigcptrData(C._wrap_new_Data_swig_42371a9e8f7023a1(C.swig_type_54(_swig_i_0))))
+	swig_r = (Data)(SwigcptrData(C._wrap_new_Data_swig_1597c91c7a50455e(C.swig_type_54(_swig_i_0))))
 	return swig_r
 }
 
 func DeleteData(arg1 Data) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Data_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Data_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrData) GetNumRows() (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
-	swig_r = (int64)(C._wrap_Data_GetNumRows_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (int64)(C._wrap_Data_GetNumRows_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1582,25 +1584,25 @@ func (p SwigcptrTrainReport) SwigIsTrainReport() {
 
 func DeleteTrainReport(arg1 TrainReport) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_TrainReport_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_TrainReport_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrTrainReport) GetSummary(arg2 TrainSummary) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_TrainReport_GetSummary_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_TrainReport_GetSummary_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 func (arg1 SwigcptrTrainReport) GetValidation(arg2 Metrics) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_TrainReport_GetValidation_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_TrainReport_GetValidation_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 func (arg1 SwigcptrTrainReport) GetMemory(arg2 MemoryReport) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_TrainReport_GetMemory_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_TrainReport_GetMemory_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 type TrainReport interface {
@@ -1623,19 +1625,27 @@ func (p SwigcptrBacktestReport) SwigIsBacktestReport() {
 func NewBacktestReport(arg1 Config) (_swig_ret BacktestReport) {
 	var swig_r BacktestReport
 	_swig_i_0 := getSwigcptr(arg1)
-	swig_r = (BacktestReport)(SwigcptrBacktestReport(C._wrap_new_BacktestReport_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))))
+	swig_r = (BacktestReport)(SwigcptrBacktestReport(C._wrap_new_BacktestReport_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))))
+	return swig_r
+}
+
+func BacktestReportRunWithProgressHandle(arg1 Config, arg2 uint64) (_swig_ret BacktestReport) {
+	var swig_r BacktestReport
+	_swig_i_0 := getSwigcptr(arg1)
+	_swig_i_1 := arg2
+	swig_r = (BacktestReport)(SwigcptrBacktestReport(C._wrap_BacktestReport_RunWithProgressHandle_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1))))
 	return swig_r
 }
 
 func DeleteBacktestReport(arg1 BacktestReport) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_BacktestReport_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_BacktestReport_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrBacktestReport) GetSummary(arg2 BacktestSummary) {
 	_swig_i_0 := arg1
 	_swig_i_1 := getSwigcptr(arg2)
-	C._wrap_BacktestReport_GetSummary_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
+	C._wrap_BacktestReport_GetSummary_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.uintptr_t(_swig_i_1))
 }
 
 func (arg1 SwigcptrBacktestReport) GetMetrics(arg2 int64, arg3 int, arg4 Metrics) {
@@ -1643,7 +1653,7 @@ func (arg1 SwigcptrBacktestReport) GetMetrics(arg2 int64, arg3 int, arg4 Metrics
 	_swig_i_1 := arg2
 	_swig_i_2 := arg3
 	_swig_i_3 := getSwigcptr(arg4)
-	C._wrap_BacktestReport_GetMetrics_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_56(_swig_i_1), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3))
+	C._wrap_BacktestReport_GetMetrics_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_57(_swig_i_1), C.swig_intgo(_swig_i_2), C.uintptr_t(_swig_i_3))
 }
 
 type BacktestReport interface {
@@ -1664,25 +1674,25 @@ func (p SwigcptrIndexList) SwigIsIndexList() {
 
 func NewIndexList() (_swig_ret IndexList) {
 	var swig_r IndexList
-	swig_r = (IndexList)(SwigcptrIndexList(C._wrap_new_IndexList_swig_42371a9e8f7023a1()))
+	swig_r = (IndexList)(SwigcptrIndexList(C._wrap_new_IndexList_swig_1597c91c7a50455e()))
 	return swig_r
 }
 
 func DeleteIndexList(arg1 IndexList) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_IndexList_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_IndexList_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrIndexList) Add(arg2 uint64) {
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	C._wrap_IndexList_Add_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_57(_swig_i_1))
+	C._wrap_IndexList_Add_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_58(_swig_i_1))
 }
 
 func (arg1 SwigcptrIndexList) Count() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_IndexList_Count_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_IndexList_Count_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1704,13 +1714,13 @@ func (p SwigcptrFloatArray) SwigIsFloatArray() {
 
 func DeleteFloatArray(arg1 FloatArray) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_FloatArray_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_FloatArray_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrFloatArray) Count() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_FloatArray_Count_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_FloatArray_Count_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1718,7 +1728,7 @@ func (arg1 SwigcptrFloatArray) Get(arg2 uint64) (_swig_ret float32) {
 	var swig_r float32
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (float32)(C._wrap_FloatArray_Get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_60(_swig_i_1)))
+	swig_r = (float32)(C._wrap_FloatArray_Get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_61(_swig_i_1)))
 	return swig_r
 }
 
@@ -1740,13 +1750,13 @@ func (p SwigcptrInt64Array) SwigIsInt64Array() {
 
 func DeleteInt64Array(arg1 Int64Array) {
 	_swig_i_0 := getSwigcptr(arg1)
-	C._wrap_delete_Int64Array_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0))
+	C._wrap_delete_Int64Array_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0))
 }
 
 func (arg1 SwigcptrInt64Array) Count() (_swig_ret uint64) {
 	var swig_r uint64
 	_swig_i_0 := arg1
-	swig_r = (uint64)(C._wrap_Int64Array_Count_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0)))
+	swig_r = (uint64)(C._wrap_Int64Array_Count_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0)))
 	return swig_r
 }
 
@@ -1754,7 +1764,7 @@ func (arg1 SwigcptrInt64Array) Get(arg2 uint64) (_swig_ret int64) {
 	var swig_r int64
 	_swig_i_0 := arg1
 	_swig_i_1 := arg2
-	swig_r = (int64)(C._wrap_Int64Array_Get_swig_42371a9e8f7023a1(C.uintptr_t(_swig_i_0), C.swig_type_63(_swig_i_1)))
+	swig_r = (int64)(C._wrap_Int64Array_Get_swig_1597c91c7a50455e(C.uintptr_t(_swig_i_0), C.swig_type_64(_swig_i_1)))
 	return swig_r
 }
 
@@ -1767,7 +1777,7 @@ type Int64Array interface {
 
 func VersionString() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_VersionString_swig_42371a9e8f7023a1()
+	swig_r_p := C._wrap_VersionString_swig_1597c91c7a50455e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1776,32 +1786,32 @@ func VersionString() (_swig_ret string) {
 
 func VersionMajor() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VersionMajor_swig_42371a9e8f7023a1())
+	swig_r = (int)(C._wrap_VersionMajor_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 func VersionMinor() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VersionMinor_swig_42371a9e8f7023a1())
+	swig_r = (int)(C._wrap_VersionMinor_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 func VersionPatch() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_VersionPatch_swig_42371a9e8f7023a1())
+	swig_r = (int)(C._wrap_VersionPatch_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 func ApiVersion() (_swig_ret int) {
 	var swig_r int
-	swig_r = (int)(C._wrap_ApiVersion_swig_42371a9e8f7023a1())
+	swig_r = (int)(C._wrap_ApiVersion_swig_1597c91c7a50455e())
 	return swig_r
 }
 
 func StatusName(arg1 int) (_swig_ret string) {
 	var swig_r string
 	_swig_i_0 := arg1
-	swig_r_p := C._wrap_StatusName_swig_42371a9e8f7023a1(C.swig_intgo(_swig_i_0))
+	swig_r_p := C._wrap_StatusName_swig_1597c91c7a50455e(C.swig_intgo(_swig_i_0))
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 
@@ -1810,7 +1820,7 @@ func StatusName(arg1 int) (_swig_ret string) {
 
 func LastError() (_swig_ret string) {
 	var swig_r string
-	swig_r_p := C._wrap_LastError_swig_42371a9e8f7023a1()
+	swig_r_p := C._wrap_LastError_swig_1597c91c7a50455e()
 	swig_r = *(*string)(unsafe.Pointer(&swig_r_p))
 	var swig_r_1 string
  swig_r_1 = swigCopyString(swig_r) 

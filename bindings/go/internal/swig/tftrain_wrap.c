@@ -13,9 +13,9 @@ extern
 #ifdef __cplusplus
   "C"
 #endif
-  void cgo_panic__swig_42371a9e8f7023a1(const char*);
+  void cgo_panic__swig_1597c91c7a50455e(const char*);
 static void _swig_gopanic(const char *p) {
-  cgo_panic__swig_42371a9e8f7023a1(p);
+  cgo_panic__swig_1597c91c7a50455e(p);
 }
 
 
@@ -620,6 +620,12 @@ SWIGINTERN struct tft_backtest_report *new_tft_backtest_report(tft_config const 
     tftswig_ok(tft_backtest_run(config, NULL, NULL, &out));
     return out;
   }
+SWIGINTERN tft_backtest_report *tft_backtest_report_RunWithProgressHandle(tft_config const *config,uint64_t handle){
+    tft_backtest_report* out = NULL;
+    tftswig_ok(tft_backtest_run(config, handle ? tftswig_go_progress : NULL,
+                                (void*)(uintptr_t)handle, &out));
+    return out;
+  }
 SWIGINTERN void delete_tft_backtest_report(struct tft_backtest_report *self){ tft_backtest_report_free(self); }
 SWIGINTERN void tft_backtest_report_GetSummary(struct tft_backtest_report *self,tft_backtest_summary *out){
     if (out != NULL) out->struct_size = sizeof(tft_backtest_summary);
@@ -675,7 +681,7 @@ const char* tftswig_last_error(void) { return tft_last_error(); }
 extern "C" {
 #endif
 
-void _wrap_Swig_free_swig_42371a9e8f7023a1(void *_swig_go_0) {
+void _wrap_Swig_free_swig_1597c91c7a50455e(void *_swig_go_0) {
   void *arg1 = (void *) 0 ;
   
   arg1 = *(void **)&_swig_go_0; 
@@ -685,7 +691,7 @@ void _wrap_Swig_free_swig_42371a9e8f7023a1(void *_swig_go_0) {
 }
 
 
-void *_wrap_Swig_malloc_swig_42371a9e8f7023a1(intgo _swig_go_0) {
+void *_wrap_Swig_malloc_swig_1597c91c7a50455e(intgo _swig_go_0) {
   int arg1 ;
   void *result = 0 ;
   void *_swig_go_result;
@@ -698,7 +704,7 @@ void *_wrap_Swig_malloc_swig_42371a9e8f7023a1(intgo _swig_go_0) {
 }
 
 
-intgo _wrap_TFT_OK_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_OK_swig_1597c91c7a50455e() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -714,7 +720,7 @@ intgo _wrap_TFT_OK_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_1597c91c7a50455e() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -730,7 +736,7 @@ intgo _wrap_TFT_ERROR_INVALID_ARGUMENT_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_ERROR_CONFIG_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_ERROR_CONFIG_swig_1597c91c7a50455e() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -746,7 +752,7 @@ intgo _wrap_TFT_ERROR_CONFIG_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_ERROR_DATA_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_ERROR_DATA_swig_1597c91c7a50455e() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -762,7 +768,7 @@ intgo _wrap_TFT_ERROR_DATA_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_ERROR_IO_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_ERROR_IO_swig_1597c91c7a50455e() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -778,7 +784,7 @@ intgo _wrap_TFT_ERROR_IO_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_ERROR_NUMERICAL_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_ERROR_NUMERICAL_swig_1597c91c7a50455e() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -794,7 +800,7 @@ intgo _wrap_TFT_ERROR_NUMERICAL_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_ERROR_CANCELLED_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_ERROR_CANCELLED_swig_1597c91c7a50455e() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -810,7 +816,7 @@ intgo _wrap_TFT_ERROR_CANCELLED_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_1597c91c7a50455e() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -826,7 +832,7 @@ intgo _wrap_TFT_ERROR_UNSUPPORTED_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_ERROR_INTERNAL_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_ERROR_INTERNAL_swig_1597c91c7a50455e() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -842,7 +848,7 @@ intgo _wrap_TFT_ERROR_INTERNAL_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_1597c91c7a50455e() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -858,7 +864,7 @@ intgo _wrap_TFT_ERROR_BUFFER_TOO_SMALL_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_1597c91c7a50455e() {
   enum tft_status result;
   intgo _swig_go_result;
   
@@ -874,7 +880,7 @@ intgo _wrap_TFT_ERROR_OUT_OF_MEMORY_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_NONE_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_CHECKPOINT_NONE_swig_1597c91c7a50455e() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -890,7 +896,7 @@ intgo _wrap_TFT_CHECKPOINT_NONE_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_1597c91c7a50455e() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -906,7 +912,7 @@ intgo _wrap_TFT_CHECKPOINT_UNIFORM_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_1597c91c7a50455e() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -922,7 +928,7 @@ intgo _wrap_TFT_CHECKPOINT_SELECTIVE_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_1597c91c7a50455e() {
   enum tft_checkpoint_strategy result;
   intgo _swig_go_result;
   
@@ -938,7 +944,7 @@ intgo _wrap_TFT_CHECKPOINT_DYNAMIC_swig_42371a9e8f7023a1() {
 }
 
 
-double _wrap_Metrics_loss_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_loss_get_swig_1597c91c7a50455e(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -951,7 +957,7 @@ double _wrap_Metrics_loss_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go
 }
 
 
-double _wrap_Metrics_q_risk_p50_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_q_risk_p50_get_swig_1597c91c7a50455e(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -964,7 +970,7 @@ double _wrap_Metrics_q_risk_p50_get_swig_42371a9e8f7023a1(struct tft_metrics *_s
 }
 
 
-double _wrap_Metrics_q_risk_p90_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_q_risk_p90_get_swig_1597c91c7a50455e(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -977,7 +983,7 @@ double _wrap_Metrics_q_risk_p90_get_swig_42371a9e8f7023a1(struct tft_metrics *_s
 }
 
 
-double _wrap_Metrics_mae_p50_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
+double _wrap_Metrics_mae_p50_get_swig_1597c91c7a50455e(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   double result;
   double _swig_go_result;
@@ -990,7 +996,7 @@ double _wrap_Metrics_mae_p50_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig
 }
 
 
-long long _wrap_Metrics_windows_get_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
+long long _wrap_Metrics_windows_get_swig_1597c91c7a50455e(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1003,7 +1009,7 @@ long long _wrap_Metrics_windows_get_swig_42371a9e8f7023a1(struct tft_metrics *_s
 }
 
 
-struct tft_metrics *_wrap_new_Metrics_swig_42371a9e8f7023a1() {
+struct tft_metrics *_wrap_new_Metrics_swig_1597c91c7a50455e() {
   struct tft_metrics *result = 0 ;
   struct tft_metrics *_swig_go_result;
   
@@ -1018,7 +1024,7 @@ struct tft_metrics *_wrap_new_Metrics_swig_42371a9e8f7023a1() {
 }
 
 
-void _wrap_delete_Metrics_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) {
+void _wrap_delete_Metrics_swig_1597c91c7a50455e(struct tft_metrics *_swig_go_0) {
   struct tft_metrics *arg1 = (struct tft_metrics *) 0 ;
   
   arg1 = *(struct tft_metrics **)&_swig_go_0; 
@@ -1032,7 +1038,7 @@ void _wrap_delete_Metrics_swig_42371a9e8f7023a1(struct tft_metrics *_swig_go_0) 
 }
 
 
-long long _wrap_ForecastInfo_series_get_swig_42371a9e8f7023a1(struct tft_forecast_info *_swig_go_0) {
+long long _wrap_ForecastInfo_series_get_swig_1597c91c7a50455e(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1045,7 +1051,7 @@ long long _wrap_ForecastInfo_series_get_swig_42371a9e8f7023a1(struct tft_forecas
 }
 
 
-long long _wrap_ForecastInfo_origin_get_swig_42371a9e8f7023a1(struct tft_forecast_info *_swig_go_0) {
+long long _wrap_ForecastInfo_origin_get_swig_1597c91c7a50455e(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1058,7 +1064,7 @@ long long _wrap_ForecastInfo_origin_get_swig_42371a9e8f7023a1(struct tft_forecas
 }
 
 
-intgo _wrap_ForecastInfo_is_future_get_swig_42371a9e8f7023a1(struct tft_forecast_info *_swig_go_0) {
+intgo _wrap_ForecastInfo_is_future_get_swig_1597c91c7a50455e(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1071,7 +1077,7 @@ intgo _wrap_ForecastInfo_is_future_get_swig_42371a9e8f7023a1(struct tft_forecast
 }
 
 
-struct tft_forecast_info *_wrap_new_ForecastInfo_swig_42371a9e8f7023a1() {
+struct tft_forecast_info *_wrap_new_ForecastInfo_swig_1597c91c7a50455e() {
   struct tft_forecast_info *result = 0 ;
   struct tft_forecast_info *_swig_go_result;
   
@@ -1086,7 +1092,7 @@ struct tft_forecast_info *_wrap_new_ForecastInfo_swig_42371a9e8f7023a1() {
 }
 
 
-void _wrap_delete_ForecastInfo_swig_42371a9e8f7023a1(struct tft_forecast_info *_swig_go_0) {
+void _wrap_delete_ForecastInfo_swig_1597c91c7a50455e(struct tft_forecast_info *_swig_go_0) {
   struct tft_forecast_info *arg1 = (struct tft_forecast_info *) 0 ;
   
   arg1 = *(struct tft_forecast_info **)&_swig_go_0; 
@@ -1100,7 +1106,7 @@ void _wrap_delete_ForecastInfo_swig_42371a9e8f7023a1(struct tft_forecast_info *_
 }
 
 
-intgo _wrap_TFT_PROGRESS_STEP_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_PROGRESS_STEP_swig_1597c91c7a50455e() {
   enum tft_progress_kind result;
   intgo _swig_go_result;
   
@@ -1116,7 +1122,7 @@ intgo _wrap_TFT_PROGRESS_STEP_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_PROGRESS_EPOCH_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_PROGRESS_EPOCH_swig_1597c91c7a50455e() {
   enum tft_progress_kind result;
   intgo _swig_go_result;
   
@@ -1132,7 +1138,7 @@ intgo _wrap_TFT_PROGRESS_EPOCH_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_Progress_kind_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+intgo _wrap_Progress_kind_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   tft_progress_kind result;
   intgo _swig_go_result;
@@ -1145,7 +1151,7 @@ intgo _wrap_Progress_kind_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_g
 }
 
 
-long long _wrap_Progress_epoch_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_epoch_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1158,7 +1164,7 @@ long long _wrap_Progress_epoch_get_swig_42371a9e8f7023a1(struct tft_progress *_s
 }
 
 
-long long _wrap_Progress_epochs_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_epochs_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1171,7 +1177,7 @@ long long _wrap_Progress_epochs_get_swig_42371a9e8f7023a1(struct tft_progress *_
 }
 
 
-long long _wrap_Progress_step_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_step_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1184,7 +1190,7 @@ long long _wrap_Progress_step_get_swig_42371a9e8f7023a1(struct tft_progress *_sw
 }
 
 
-long long _wrap_Progress_steps_per_epoch_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_steps_per_epoch_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1197,7 +1203,7 @@ long long _wrap_Progress_steps_per_epoch_get_swig_42371a9e8f7023a1(struct tft_pr
 }
 
 
-double _wrap_Progress_train_loss_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_train_loss_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1210,7 +1216,7 @@ double _wrap_Progress_train_loss_get_swig_42371a9e8f7023a1(struct tft_progress *
 }
 
 
-double _wrap_Progress_validation_loss_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_validation_loss_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1223,7 +1229,7 @@ double _wrap_Progress_validation_loss_get_swig_42371a9e8f7023a1(struct tft_progr
 }
 
 
-double _wrap_Progress_samples_per_second_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_samples_per_second_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1236,7 +1242,7 @@ double _wrap_Progress_samples_per_second_get_swig_42371a9e8f7023a1(struct tft_pr
 }
 
 
-long long _wrap_Progress_peak_activation_bytes_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_peak_activation_bytes_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1249,7 +1255,7 @@ long long _wrap_Progress_peak_activation_bytes_get_swig_42371a9e8f7023a1(struct 
 }
 
 
-double _wrap_Progress_learning_rate_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+double _wrap_Progress_learning_rate_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   double result;
   double _swig_go_result;
@@ -1262,7 +1268,7 @@ double _wrap_Progress_learning_rate_get_swig_42371a9e8f7023a1(struct tft_progres
 }
 
 
-long long _wrap_Progress_fold_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_fold_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1275,7 +1281,7 @@ long long _wrap_Progress_fold_get_swig_42371a9e8f7023a1(struct tft_progress *_sw
 }
 
 
-long long _wrap_Progress_folds_get_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+long long _wrap_Progress_folds_get_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1288,7 +1294,7 @@ long long _wrap_Progress_folds_get_swig_42371a9e8f7023a1(struct tft_progress *_s
 }
 
 
-struct tft_progress *_wrap_new_Progress_swig_42371a9e8f7023a1() {
+struct tft_progress *_wrap_new_Progress_swig_1597c91c7a50455e() {
   struct tft_progress *result = 0 ;
   struct tft_progress *_swig_go_result;
   
@@ -1303,7 +1309,7 @@ struct tft_progress *_wrap_new_Progress_swig_42371a9e8f7023a1() {
 }
 
 
-void _wrap_delete_Progress_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0) {
+void _wrap_delete_Progress_swig_1597c91c7a50455e(struct tft_progress *_swig_go_0) {
   struct tft_progress *arg1 = (struct tft_progress *) 0 ;
   
   arg1 = *(struct tft_progress **)&_swig_go_0; 
@@ -1317,7 +1323,7 @@ void _wrap_delete_Progress_swig_42371a9e8f7023a1(struct tft_progress *_swig_go_0
 }
 
 
-long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_1597c91c7a50455e(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1330,7 +1336,7 @@ long long _wrap_MemoryReport_checkpointed_peak_bytes_get_swig_42371a9e8f7023a1(s
 }
 
 
-long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_1597c91c7a50455e(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1343,7 +1349,7 @@ long long _wrap_MemoryReport_unchecked_peak_bytes_get_swig_42371a9e8f7023a1(stru
 }
 
 
-double _wrap_MemoryReport_measured_savings_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_measured_savings_get_swig_1597c91c7a50455e(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1356,7 +1362,7 @@ double _wrap_MemoryReport_measured_savings_get_swig_42371a9e8f7023a1(struct tft_
 }
 
 
-double _wrap_MemoryReport_predicted_savings_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_predicted_savings_get_swig_1597c91c7a50455e(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1369,7 +1375,7 @@ double _wrap_MemoryReport_predicted_savings_get_swig_42371a9e8f7023a1(struct tft
 }
 
 
-double _wrap_MemoryReport_predicted_compute_overhead_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
+double _wrap_MemoryReport_predicted_compute_overhead_get_swig_1597c91c7a50455e(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   double result;
   double _swig_go_result;
@@ -1382,7 +1388,7 @@ double _wrap_MemoryReport_predicted_compute_overhead_get_swig_42371a9e8f7023a1(s
 }
 
 
-long long _wrap_MemoryReport_num_units_get_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
+long long _wrap_MemoryReport_num_units_get_swig_1597c91c7a50455e(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   size_t result;
   long long _swig_go_result;
@@ -1395,7 +1401,7 @@ long long _wrap_MemoryReport_num_units_get_swig_42371a9e8f7023a1(struct tft_memo
 }
 
 
-struct tft_memory_report *_wrap_new_MemoryReport_swig_42371a9e8f7023a1() {
+struct tft_memory_report *_wrap_new_MemoryReport_swig_1597c91c7a50455e() {
   struct tft_memory_report *result = 0 ;
   struct tft_memory_report *_swig_go_result;
   
@@ -1410,7 +1416,7 @@ struct tft_memory_report *_wrap_new_MemoryReport_swig_42371a9e8f7023a1() {
 }
 
 
-void _wrap_delete_MemoryReport_swig_42371a9e8f7023a1(struct tft_memory_report *_swig_go_0) {
+void _wrap_delete_MemoryReport_swig_1597c91c7a50455e(struct tft_memory_report *_swig_go_0) {
   struct tft_memory_report *arg1 = (struct tft_memory_report *) 0 ;
   
   arg1 = *(struct tft_memory_report **)&_swig_go_0; 
@@ -1424,7 +1430,7 @@ void _wrap_delete_MemoryReport_swig_42371a9e8f7023a1(struct tft_memory_report *_
 }
 
 
-long long _wrap_TrainSummary_epochs_run_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_epochs_run_get_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1437,7 +1443,7 @@ long long _wrap_TrainSummary_epochs_run_get_swig_42371a9e8f7023a1(struct tft_tra
 }
 
 
-long long _wrap_TrainSummary_best_epoch_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_best_epoch_get_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1450,7 +1456,7 @@ long long _wrap_TrainSummary_best_epoch_get_swig_42371a9e8f7023a1(struct tft_tra
 }
 
 
-long long _wrap_TrainSummary_resumed_from_epoch_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_resumed_from_epoch_get_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1463,7 +1469,7 @@ long long _wrap_TrainSummary_resumed_from_epoch_get_swig_42371a9e8f7023a1(struct
 }
 
 
-intgo _wrap_TrainSummary_early_stopped_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+intgo _wrap_TrainSummary_early_stopped_get_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1476,7 +1482,7 @@ intgo _wrap_TrainSummary_early_stopped_get_swig_42371a9e8f7023a1(struct tft_trai
 }
 
 
-double _wrap_TrainSummary_initial_validation_loss_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_initial_validation_loss_get_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1489,7 +1495,7 @@ double _wrap_TrainSummary_initial_validation_loss_get_swig_42371a9e8f7023a1(stru
 }
 
 
-double _wrap_TrainSummary_best_validation_loss_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_best_validation_loss_get_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1502,7 +1508,7 @@ double _wrap_TrainSummary_best_validation_loss_get_swig_42371a9e8f7023a1(struct 
 }
 
 
-double _wrap_TrainSummary_final_validation_loss_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_final_validation_loss_get_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1515,7 +1521,7 @@ double _wrap_TrainSummary_final_validation_loss_get_swig_42371a9e8f7023a1(struct
 }
 
 
-double _wrap_TrainSummary_final_train_loss_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_final_train_loss_get_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1528,7 +1534,7 @@ double _wrap_TrainSummary_final_train_loss_get_swig_42371a9e8f7023a1(struct tft_
 }
 
 
-double _wrap_TrainSummary_train_seconds_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_train_seconds_get_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1541,7 +1547,7 @@ double _wrap_TrainSummary_train_seconds_get_swig_42371a9e8f7023a1(struct tft_tra
 }
 
 
-double _wrap_TrainSummary_samples_per_second_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+double _wrap_TrainSummary_samples_per_second_get_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1554,7 +1560,7 @@ double _wrap_TrainSummary_samples_per_second_get_swig_42371a9e8f7023a1(struct tf
 }
 
 
-long long _wrap_TrainSummary_peak_activation_bytes_get_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+long long _wrap_TrainSummary_peak_activation_bytes_get_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1567,7 +1573,7 @@ long long _wrap_TrainSummary_peak_activation_bytes_get_swig_42371a9e8f7023a1(str
 }
 
 
-struct tft_train_summary *_wrap_new_TrainSummary_swig_42371a9e8f7023a1() {
+struct tft_train_summary *_wrap_new_TrainSummary_swig_1597c91c7a50455e() {
   struct tft_train_summary *result = 0 ;
   struct tft_train_summary *_swig_go_result;
   
@@ -1582,7 +1588,7 @@ struct tft_train_summary *_wrap_new_TrainSummary_swig_42371a9e8f7023a1() {
 }
 
 
-void _wrap_delete_TrainSummary_swig_42371a9e8f7023a1(struct tft_train_summary *_swig_go_0) {
+void _wrap_delete_TrainSummary_swig_1597c91c7a50455e(struct tft_train_summary *_swig_go_0) {
   struct tft_train_summary *arg1 = (struct tft_train_summary *) 0 ;
   
   arg1 = *(struct tft_train_summary **)&_swig_go_0; 
@@ -1596,7 +1602,7 @@ void _wrap_delete_TrainSummary_swig_42371a9e8f7023a1(struct tft_train_summary *_
 }
 
 
-intgo _wrap_TFT_FORECASTER_MODEL_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_FORECASTER_MODEL_swig_1597c91c7a50455e() {
   enum tft_forecaster result;
   intgo _swig_go_result;
   
@@ -1612,7 +1618,7 @@ intgo _wrap_TFT_FORECASTER_MODEL_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_FORECASTER_NAIVE_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_FORECASTER_NAIVE_swig_1597c91c7a50455e() {
   enum tft_forecaster result;
   intgo _swig_go_result;
   
@@ -1628,7 +1634,7 @@ intgo _wrap_TFT_FORECASTER_NAIVE_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_TFT_FORECASTER_SEASONAL_NAIVE_swig_42371a9e8f7023a1() {
+intgo _wrap_TFT_FORECASTER_SEASONAL_NAIVE_swig_1597c91c7a50455e() {
   enum tft_forecaster result;
   intgo _swig_go_result;
   
@@ -1644,7 +1650,7 @@ intgo _wrap_TFT_FORECASTER_SEASONAL_NAIVE_swig_42371a9e8f7023a1() {
 }
 
 
-long long _wrap_BacktestSummary_folds_get_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+long long _wrap_BacktestSummary_folds_get_swig_1597c91c7a50455e(struct tft_backtest_summary *_swig_go_0) {
   struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1657,7 +1663,7 @@ long long _wrap_BacktestSummary_folds_get_swig_42371a9e8f7023a1(struct tft_backt
 }
 
 
-long long _wrap_BacktestSummary_finished_folds_get_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+long long _wrap_BacktestSummary_finished_folds_get_swig_1597c91c7a50455e(struct tft_backtest_summary *_swig_go_0) {
   struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1670,7 +1676,7 @@ long long _wrap_BacktestSummary_finished_folds_get_swig_42371a9e8f7023a1(struct 
 }
 
 
-long long _wrap_BacktestSummary_folds_beating_naive_get_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+long long _wrap_BacktestSummary_folds_beating_naive_get_swig_1597c91c7a50455e(struct tft_backtest_summary *_swig_go_0) {
   struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -1683,7 +1689,7 @@ long long _wrap_BacktestSummary_folds_beating_naive_get_swig_42371a9e8f7023a1(st
 }
 
 
-double _wrap_BacktestSummary_interval_coverage_get_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+double _wrap_BacktestSummary_interval_coverage_get_swig_1597c91c7a50455e(struct tft_backtest_summary *_swig_go_0) {
   struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1696,7 +1702,7 @@ double _wrap_BacktestSummary_interval_coverage_get_swig_42371a9e8f7023a1(struct 
 }
 
 
-double _wrap_BacktestSummary_seconds_get_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+double _wrap_BacktestSummary_seconds_get_swig_1597c91c7a50455e(struct tft_backtest_summary *_swig_go_0) {
   struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
   double result;
   double _swig_go_result;
@@ -1709,7 +1715,7 @@ double _wrap_BacktestSummary_seconds_get_swig_42371a9e8f7023a1(struct tft_backte
 }
 
 
-struct tft_backtest_summary *_wrap_new_BacktestSummary_swig_42371a9e8f7023a1() {
+struct tft_backtest_summary *_wrap_new_BacktestSummary_swig_1597c91c7a50455e() {
   struct tft_backtest_summary *result = 0 ;
   struct tft_backtest_summary *_swig_go_result;
   
@@ -1724,7 +1730,7 @@ struct tft_backtest_summary *_wrap_new_BacktestSummary_swig_42371a9e8f7023a1() {
 }
 
 
-void _wrap_delete_BacktestSummary_swig_42371a9e8f7023a1(struct tft_backtest_summary *_swig_go_0) {
+void _wrap_delete_BacktestSummary_swig_1597c91c7a50455e(struct tft_backtest_summary *_swig_go_0) {
   struct tft_backtest_summary *arg1 = (struct tft_backtest_summary *) 0 ;
   
   arg1 = *(struct tft_backtest_summary **)&_swig_go_0; 
@@ -1738,7 +1744,7 @@ void _wrap_delete_BacktestSummary_swig_42371a9e8f7023a1(struct tft_backtest_summ
 }
 
 
-struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_42371a9e8f7023a1() {
+struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_1597c91c7a50455e() {
   struct tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
   
@@ -1753,7 +1759,7 @@ struct tft_checkpoint_config *_wrap_new_CheckpointConfig_swig_42371a9e8f7023a1()
 }
 
 
-void _wrap_delete_CheckpointConfig_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
+void _wrap_delete_CheckpointConfig_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   
   arg1 = *(struct tft_checkpoint_config **)&_swig_go_0; 
@@ -1767,7 +1773,7 @@ void _wrap_delete_CheckpointConfig_swig_42371a9e8f7023a1(struct tft_checkpoint_c
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateUniform_swig_42371a9e8f7023a1(long long _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateUniform_swig_1597c91c7a50455e(long long _swig_go_0) {
   uint64_t arg1 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1784,7 +1790,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateUniform_swig_42371a9e
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateSelective_swig_42371a9e8f7023a1(struct tftswig_index_list *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateSelective_swig_1597c91c7a50455e(struct tftswig_index_list *_swig_go_0) {
   tftswig_index_list *arg1 = (tftswig_index_list *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1801,7 +1807,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateSelective_swig_42371a
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateDynamic_swig_42371a9e8f7023a1(long long _swig_go_0, double _swig_go_1) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateDynamic_swig_1597c91c7a50455e(long long _swig_go_0, double _swig_go_1) {
   uint64_t arg1 ;
   double arg2 ;
   tft_checkpoint_config *result = 0 ;
@@ -1820,7 +1826,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateDynamic_swig_42371a9e
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromYaml_swig_42371a9e8f7023a1(_gostring_ _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromYaml_swig_1597c91c7a50455e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1842,7 +1848,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromYaml_swig_42371a9
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromJson_swig_42371a9e8f7023a1(_gostring_ _swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromJson_swig_1597c91c7a50455e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1864,7 +1870,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_CreateFromJson_swig_42371a9
 }
 
 
-struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -1881,7 +1887,7 @@ struct tft_checkpoint_config *_wrap_CheckpointConfig_Clone_swig_42371a9e8f7023a1
 }
 
 
-void _wrap_CheckpointConfig_SetCheckpointAttention_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
+void _wrap_CheckpointConfig_SetCheckpointAttention_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool arg2 ;
   
@@ -1897,7 +1903,7 @@ void _wrap_CheckpointConfig_SetCheckpointAttention_swig_42371a9e8f7023a1(struct 
 }
 
 
-void _wrap_CheckpointConfig_SetCheckpointFfn_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
+void _wrap_CheckpointConfig_SetCheckpointFfn_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0, bool _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool arg2 ;
   
@@ -1913,7 +1919,7 @@ void _wrap_CheckpointConfig_SetCheckpointFfn_swig_42371a9e8f7023a1(struct tft_ch
 }
 
 
-void _wrap_CheckpointConfig_SetMinInterval_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+void _wrap_CheckpointConfig_SetMinInterval_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   
@@ -1929,7 +1935,7 @@ void _wrap_CheckpointConfig_SetMinInterval_swig_42371a9e8f7023a1(struct tft_chec
 }
 
 
-intgo _wrap_CheckpointConfig_GetStrategy_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
+intgo _wrap_CheckpointConfig_GetStrategy_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   int result;
   intgo _swig_go_result;
@@ -1946,7 +1952,7 @@ intgo _wrap_CheckpointConfig_GetStrategy_swig_42371a9e8f7023a1(struct tft_checkp
 }
 
 
-bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
+bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool result;
   bool _swig_go_result;
@@ -1963,7 +1969,7 @@ bool _wrap_CheckpointConfig_GetCheckpointAttention_swig_42371a9e8f7023a1(struct 
 }
 
 
-bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
+bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   bool result;
   bool _swig_go_result;
@@ -1980,7 +1986,7 @@ bool _wrap_CheckpointConfig_GetCheckpointFfn_swig_42371a9e8f7023a1(struct tft_ch
 }
 
 
-long long _wrap_CheckpointConfig_GetMinInterval_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
+long long _wrap_CheckpointConfig_GetMinInterval_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -1997,7 +2003,7 @@ long long _wrap_CheckpointConfig_GetMinInterval_swig_42371a9e8f7023a1(struct tft
 }
 
 
-bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   bool result;
@@ -2016,7 +2022,7 @@ bool _wrap_CheckpointConfig_GetShouldCheckpoint_swig_42371a9e8f7023a1(struct tft
 }
 
 
-double _wrap_CheckpointConfig_GetMemorySavings_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+double _wrap_CheckpointConfig_GetMemorySavings_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -2035,7 +2041,7 @@ double _wrap_CheckpointConfig_GetMemorySavings_swig_42371a9e8f7023a1(struct tft_
 }
 
 
-double _wrap_CheckpointConfig_GetComputeOverhead_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
+double _wrap_CheckpointConfig_GetComputeOverhead_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0, long long _swig_go_1) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -2054,7 +2060,7 @@ double _wrap_CheckpointConfig_GetComputeOverhead_swig_42371a9e8f7023a1(struct tf
 }
 
 
-void _wrap_CheckpointConfig_Validate_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
+void _wrap_CheckpointConfig_Validate_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   
   arg1 = *(struct tft_checkpoint_config **)&_swig_go_0; 
@@ -2068,7 +2074,7 @@ void _wrap_CheckpointConfig_Validate_swig_42371a9e8f7023a1(struct tft_checkpoint
 }
 
 
-_gostring_ _wrap_CheckpointConfig_GetSummary_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_GetSummary_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2086,7 +2092,7 @@ _gostring_ _wrap_CheckpointConfig_GetSummary_swig_42371a9e8f7023a1(struct tft_ch
 }
 
 
-_gostring_ _wrap_CheckpointConfig_ToYaml_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_ToYaml_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2104,7 +2110,7 @@ _gostring_ _wrap_CheckpointConfig_ToYaml_swig_42371a9e8f7023a1(struct tft_checkp
 }
 
 
-_gostring_ _wrap_CheckpointConfig_ToJson_swig_42371a9e8f7023a1(struct tft_checkpoint_config *_swig_go_0) {
+_gostring_ _wrap_CheckpointConfig_ToJson_swig_1597c91c7a50455e(struct tft_checkpoint_config *_swig_go_0) {
   struct tft_checkpoint_config *arg1 = (struct tft_checkpoint_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2122,7 +2128,7 @@ _gostring_ _wrap_CheckpointConfig_ToJson_swig_42371a9e8f7023a1(struct tft_checkp
 }
 
 
-struct tft_config *_wrap_new_Config_swig_42371a9e8f7023a1(_gostring_ _swig_go_0) {
+struct tft_config *_wrap_new_Config_swig_1597c91c7a50455e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   struct tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -2144,7 +2150,7 @@ struct tft_config *_wrap_new_Config_swig_42371a9e8f7023a1(_gostring_ _swig_go_0)
 }
 
 
-void _wrap_delete_Config_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
+void _wrap_delete_Config_swig_1597c91c7a50455e(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   
   arg1 = *(struct tft_config **)&_swig_go_0; 
@@ -2158,7 +2164,7 @@ void _wrap_delete_Config_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
 }
 
 
-struct tft_config *_wrap_Config_CreateFromFile_swig_42371a9e8f7023a1(_gostring_ _swig_go_0) {
+struct tft_config *_wrap_Config_CreateFromFile_swig_1597c91c7a50455e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -2180,7 +2186,7 @@ struct tft_config *_wrap_Config_CreateFromFile_swig_42371a9e8f7023a1(_gostring_ 
 }
 
 
-struct tft_config *_wrap_Config_Clone_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
+struct tft_config *_wrap_Config_Clone_swig_1597c91c7a50455e(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_config *result = 0 ;
   struct tft_config *_swig_go_result;
@@ -2197,7 +2203,7 @@ struct tft_config *_wrap_Config_Clone_swig_42371a9e8f7023a1(struct tft_config *_
 }
 
 
-_gostring_ _wrap_Config_GetValue_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0, _gostring_ _swig_go_1) {
+_gostring_ _wrap_Config_GetValue_swig_1597c91c7a50455e(struct tft_config *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *arg2 = (char *) 0 ;
   char *result = 0 ;
@@ -2222,7 +2228,7 @@ _gostring_ _wrap_Config_GetValue_swig_42371a9e8f7023a1(struct tft_config *_swig_
 }
 
 
-void _wrap_Config_SetValue_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
+void _wrap_Config_SetValue_swig_1597c91c7a50455e(struct tft_config *_swig_go_0, _gostring_ _swig_go_1, _gostring_ _swig_go_2) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *arg2 = (char *) 0 ;
   char *arg3 = (char *) 0 ;
@@ -2250,7 +2256,7 @@ void _wrap_Config_SetValue_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0, 
 }
 
 
-void _wrap_Config_SetCheckpoint_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0, struct tft_checkpoint_config *_swig_go_1) {
+void _wrap_Config_SetCheckpoint_swig_1597c91c7a50455e(struct tft_config *_swig_go_0, struct tft_checkpoint_config *_swig_go_1) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_checkpoint_config *arg2 = (tft_checkpoint_config *) 0 ;
   
@@ -2266,7 +2272,7 @@ void _wrap_Config_SetCheckpoint_swig_42371a9e8f7023a1(struct tft_config *_swig_g
 }
 
 
-struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
+struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_1597c91c7a50455e(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   tft_checkpoint_config *result = 0 ;
   struct tft_checkpoint_config *_swig_go_result;
@@ -2283,7 +2289,7 @@ struct tft_checkpoint_config *_wrap_Config_GetCheckpoint_swig_42371a9e8f7023a1(s
 }
 
 
-void _wrap_Config_Validate_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
+void _wrap_Config_Validate_swig_1597c91c7a50455e(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   
   arg1 = *(struct tft_config **)&_swig_go_0; 
@@ -2297,7 +2303,7 @@ void _wrap_Config_Validate_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) 
 }
 
 
-_gostring_ _wrap_Config_ToYaml_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
+_gostring_ _wrap_Config_ToYaml_swig_1597c91c7a50455e(struct tft_config *_swig_go_0) {
   struct tft_config *arg1 = (struct tft_config *) 0 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -2315,7 +2321,7 @@ _gostring_ _wrap_Config_ToYaml_swig_42371a9e8f7023a1(struct tft_config *_swig_go
 }
 
 
-struct tft_trainer *_wrap_new_Trainer_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
+struct tft_trainer *_wrap_new_Trainer_swig_1597c91c7a50455e(struct tft_config *_swig_go_0) {
   tft_config *arg1 = (tft_config *) 0 ;
   struct tft_trainer *result = 0 ;
   struct tft_trainer *_swig_go_result;
@@ -2332,7 +2338,7 @@ struct tft_trainer *_wrap_new_Trainer_swig_42371a9e8f7023a1(struct tft_config *_
 }
 
 
-void _wrap_delete_Trainer_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
+void _wrap_delete_Trainer_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2346,7 +2352,7 @@ void _wrap_delete_Trainer_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) 
 }
 
 
-void _wrap_Trainer_ClearProgress_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
+void _wrap_Trainer_ClearProgress_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2360,7 +2366,7 @@ void _wrap_Trainer_ClearProgress_swig_42371a9e8f7023a1(struct tft_trainer *_swig
 }
 
 
-void _wrap_Trainer_SetProgressHandle_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, long long _swig_go_1) {
+void _wrap_Trainer_SetProgressHandle_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0, long long _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   uint64_t arg2 ;
   
@@ -2376,7 +2382,7 @@ void _wrap_Trainer_SetProgressHandle_swig_42371a9e8f7023a1(struct tft_trainer *_
 }
 
 
-struct tft_train_report *_wrap_Trainer_Train_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
+struct tft_train_report *_wrap_Trainer_Train_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_train_report *result = 0 ;
   struct tft_train_report *_swig_go_result;
@@ -2393,7 +2399,7 @@ struct tft_train_report *_wrap_Trainer_Train_swig_42371a9e8f7023a1(struct tft_tr
 }
 
 
-struct tft_train_report *_wrap_Trainer_Resume_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
+struct tft_train_report *_wrap_Trainer_Resume_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_train_report *result = 0 ;
   struct tft_train_report *_swig_go_result;
@@ -2410,7 +2416,7 @@ struct tft_train_report *_wrap_Trainer_Resume_swig_42371a9e8f7023a1(struct tft_t
 }
 
 
-void _wrap_Trainer_Cancel_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
+void _wrap_Trainer_Cancel_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   
   arg1 = *(struct tft_trainer **)&_swig_go_0; 
@@ -2424,7 +2430,7 @@ void _wrap_Trainer_Cancel_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) 
 }
 
 
-void _wrap_Trainer_Evaluate_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, struct tft_metrics *_swig_go_1) {
+void _wrap_Trainer_Evaluate_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0, struct tft_metrics *_swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_metrics *arg2 = (tft_metrics *) 0 ;
   
@@ -2440,7 +2446,7 @@ void _wrap_Trainer_Evaluate_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0
 }
 
 
-struct tft_predictions *_wrap_Trainer_Predict_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0) {
+struct tft_predictions *_wrap_Trainer_Predict_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_predictions *result = 0 ;
   struct tft_predictions *_swig_go_result;
@@ -2457,7 +2463,7 @@ struct tft_predictions *_wrap_Trainer_Predict_swig_42371a9e8f7023a1(struct tft_t
 }
 
 
-void _wrap_Trainer_PredictCsv_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Trainer_PredictCsv_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2478,7 +2484,7 @@ void _wrap_Trainer_PredictCsv_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go
 }
 
 
-void _wrap_Trainer_Save_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Trainer_Save_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2499,7 +2505,7 @@ void _wrap_Trainer_Save_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, _g
 }
 
 
-void _wrap_Trainer_MeasureMemory_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, struct tft_memory_report *_swig_go_1) {
+void _wrap_Trainer_MeasureMemory_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0, struct tft_memory_report *_swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_memory_report *arg2 = (tft_memory_report *) 0 ;
   
@@ -2515,7 +2521,7 @@ void _wrap_Trainer_MeasureMemory_swig_42371a9e8f7023a1(struct tft_trainer *_swig
 }
 
 
-struct tft_trainer *_wrap_Trainer_CreateFromData_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0, struct tft_data *_swig_go_1) {
+struct tft_trainer *_wrap_Trainer_CreateFromData_swig_1597c91c7a50455e(struct tft_config *_swig_go_0, struct tft_data *_swig_go_1) {
   tft_config *arg1 = (tft_config *) 0 ;
   tft_data *arg2 = (tft_data *) 0 ;
   tft_trainer *result = 0 ;
@@ -2534,7 +2540,7 @@ struct tft_trainer *_wrap_Trainer_CreateFromData_swig_42371a9e8f7023a1(struct tf
 }
 
 
-struct tft_predictions *_wrap_Trainer_PredictData_swig_42371a9e8f7023a1(struct tft_trainer *_swig_go_0, struct tft_data *_swig_go_1) {
+struct tft_predictions *_wrap_Trainer_PredictData_swig_1597c91c7a50455e(struct tft_trainer *_swig_go_0, struct tft_data *_swig_go_1) {
   struct tft_trainer *arg1 = (struct tft_trainer *) 0 ;
   tft_data *arg2 = (tft_data *) 0 ;
   tft_predictions *result = 0 ;
@@ -2553,7 +2559,7 @@ struct tft_predictions *_wrap_Trainer_PredictData_swig_42371a9e8f7023a1(struct t
 }
 
 
-void _wrap_delete_Predictions_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
+void _wrap_delete_Predictions_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   
   arg1 = *(struct tft_predictions **)&_swig_go_0; 
@@ -2567,7 +2573,7 @@ void _wrap_delete_Predictions_swig_42371a9e8f7023a1(struct tft_predictions *_swi
 }
 
 
-long long _wrap_Predictions_GetForecastCount_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetForecastCount_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2584,7 +2590,7 @@ long long _wrap_Predictions_GetForecastCount_swig_42371a9e8f7023a1(struct tft_pr
 }
 
 
-long long _wrap_Predictions_GetHorizon_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetHorizon_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2601,7 +2607,7 @@ long long _wrap_Predictions_GetHorizon_swig_42371a9e8f7023a1(struct tft_predicti
 }
 
 
-long long _wrap_Predictions_GetQuantileCount_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
+long long _wrap_Predictions_GetQuantileCount_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -2618,7 +2624,7 @@ long long _wrap_Predictions_GetQuantileCount_swig_42371a9e8f7023a1(struct tft_pr
 }
 
 
-double _wrap_Predictions_GetQuantile_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
+double _wrap_Predictions_GetQuantile_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   double result;
@@ -2637,7 +2643,7 @@ double _wrap_Predictions_GetQuantile_swig_42371a9e8f7023a1(struct tft_prediction
 }
 
 
-void _wrap_Predictions_GetForecastInfo_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0, long long _swig_go_1, struct tft_forecast_info *_swig_go_2) {
+void _wrap_Predictions_GetForecastInfo_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0, long long _swig_go_1, struct tft_forecast_info *_swig_go_2) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   tft_forecast_info *arg3 = (tft_forecast_info *) 0 ;
@@ -2655,7 +2661,7 @@ void _wrap_Predictions_GetForecastInfo_swig_42371a9e8f7023a1(struct tft_predicti
 }
 
 
-_gostring_ _wrap_Predictions_GetSeriesName_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
+_gostring_ _wrap_Predictions_GetSeriesName_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   char *result = 0 ;
@@ -2675,7 +2681,7 @@ _gostring_ _wrap_Predictions_GetSeriesName_swig_42371a9e8f7023a1(struct tft_pred
 }
 
 
-struct tftswig_float_array *_wrap_Predictions_GetValues_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
+struct tftswig_float_array *_wrap_Predictions_GetValues_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_float_array *result = 0 ;
   struct tftswig_float_array *_swig_go_result;
@@ -2692,7 +2698,7 @@ struct tftswig_float_array *_wrap_Predictions_GetValues_swig_42371a9e8f7023a1(st
 }
 
 
-struct tftswig_float_array *_wrap_Predictions_GetActuals_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
+struct tftswig_float_array *_wrap_Predictions_GetActuals_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_float_array *result = 0 ;
   struct tftswig_float_array *_swig_go_result;
@@ -2709,7 +2715,7 @@ struct tftswig_float_array *_wrap_Predictions_GetActuals_swig_42371a9e8f7023a1(s
 }
 
 
-struct tftswig_int64_array *_wrap_Predictions_GetTimes_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0) {
+struct tftswig_int64_array *_wrap_Predictions_GetTimes_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   tftswig_int64_array *result = 0 ;
   struct tftswig_int64_array *_swig_go_result;
@@ -2726,7 +2732,7 @@ struct tftswig_int64_array *_wrap_Predictions_GetTimes_swig_42371a9e8f7023a1(str
 }
 
 
-void _wrap_Predictions_WriteCsv_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0, _gostring_ _swig_go_1) {
+void _wrap_Predictions_WriteCsv_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   char *arg2 = (char *) 0 ;
   
@@ -2747,7 +2753,7 @@ void _wrap_Predictions_WriteCsv_swig_42371a9e8f7023a1(struct tft_predictions *_s
 }
 
 
-void _wrap_Predictions_ToArrowStream_swig_42371a9e8f7023a1(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
+void _wrap_Predictions_ToArrowStream_swig_1597c91c7a50455e(struct tft_predictions *_swig_go_0, long long _swig_go_1) {
   struct tft_predictions *arg1 = (struct tft_predictions *) 0 ;
   uint64_t arg2 ;
   
@@ -2763,7 +2769,7 @@ void _wrap_Predictions_ToArrowStream_swig_42371a9e8f7023a1(struct tft_prediction
 }
 
 
-struct tft_model *_wrap_new_Model_swig_42371a9e8f7023a1(_gostring_ _swig_go_0) {
+struct tft_model *_wrap_new_Model_swig_1597c91c7a50455e(_gostring_ _swig_go_0) {
   char *arg1 = (char *) 0 ;
   struct tft_model *result = 0 ;
   struct tft_model *_swig_go_result;
@@ -2785,7 +2791,7 @@ struct tft_model *_wrap_new_Model_swig_42371a9e8f7023a1(_gostring_ _swig_go_0) {
 }
 
 
-void _wrap_delete_Model_swig_42371a9e8f7023a1(struct tft_model *_swig_go_0) {
+void _wrap_delete_Model_swig_1597c91c7a50455e(struct tft_model *_swig_go_0) {
   struct tft_model *arg1 = (struct tft_model *) 0 ;
   
   arg1 = *(struct tft_model **)&_swig_go_0; 
@@ -2799,7 +2805,7 @@ void _wrap_delete_Model_swig_42371a9e8f7023a1(struct tft_model *_swig_go_0) {
 }
 
 
-struct tft_predictions *_wrap_Model_Predict_swig_42371a9e8f7023a1(struct tft_model *_swig_go_0, _gostring_ _swig_go_1) {
+struct tft_predictions *_wrap_Model_Predict_swig_1597c91c7a50455e(struct tft_model *_swig_go_0, _gostring_ _swig_go_1) {
   struct tft_model *arg1 = (struct tft_model *) 0 ;
   char *arg2 = (char *) 0 ;
   tft_predictions *result = 0 ;
@@ -2823,7 +2829,7 @@ struct tft_predictions *_wrap_Model_Predict_swig_42371a9e8f7023a1(struct tft_mod
 }
 
 
-struct tft_predictions *_wrap_Model_PredictData_swig_42371a9e8f7023a1(struct tft_model *_swig_go_0, struct tft_data *_swig_go_1) {
+struct tft_predictions *_wrap_Model_PredictData_swig_1597c91c7a50455e(struct tft_model *_swig_go_0, struct tft_data *_swig_go_1) {
   struct tft_model *arg1 = (struct tft_model *) 0 ;
   tft_data *arg2 = (tft_data *) 0 ;
   tft_predictions *result = 0 ;
@@ -2842,7 +2848,7 @@ struct tft_predictions *_wrap_Model_PredictData_swig_42371a9e8f7023a1(struct tft
 }
 
 
-struct tft_data *_wrap_new_Data_swig_42371a9e8f7023a1(long long _swig_go_0) {
+struct tft_data *_wrap_new_Data_swig_1597c91c7a50455e(long long _swig_go_0) {
   uint64_t arg1 ;
   struct tft_data *result = 0 ;
   struct tft_data *_swig_go_result;
@@ -2859,7 +2865,7 @@ struct tft_data *_wrap_new_Data_swig_42371a9e8f7023a1(long long _swig_go_0) {
 }
 
 
-void _wrap_delete_Data_swig_42371a9e8f7023a1(struct tft_data *_swig_go_0) {
+void _wrap_delete_Data_swig_1597c91c7a50455e(struct tft_data *_swig_go_0) {
   struct tft_data *arg1 = (struct tft_data *) 0 ;
   
   arg1 = *(struct tft_data **)&_swig_go_0; 
@@ -2873,7 +2879,7 @@ void _wrap_delete_Data_swig_42371a9e8f7023a1(struct tft_data *_swig_go_0) {
 }
 
 
-long long _wrap_Data_GetNumRows_swig_42371a9e8f7023a1(struct tft_data *_swig_go_0) {
+long long _wrap_Data_GetNumRows_swig_1597c91c7a50455e(struct tft_data *_swig_go_0) {
   struct tft_data *arg1 = (struct tft_data *) 0 ;
   int64_t result;
   long long _swig_go_result;
@@ -2890,7 +2896,7 @@ long long _wrap_Data_GetNumRows_swig_42371a9e8f7023a1(struct tft_data *_swig_go_
 }
 
 
-void _wrap_delete_TrainReport_swig_42371a9e8f7023a1(struct tft_train_report *_swig_go_0) {
+void _wrap_delete_TrainReport_swig_1597c91c7a50455e(struct tft_train_report *_swig_go_0) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   
   arg1 = *(struct tft_train_report **)&_swig_go_0; 
@@ -2904,7 +2910,7 @@ void _wrap_delete_TrainReport_swig_42371a9e8f7023a1(struct tft_train_report *_sw
 }
 
 
-void _wrap_TrainReport_GetSummary_swig_42371a9e8f7023a1(struct tft_train_report *_swig_go_0, struct tft_train_summary *_swig_go_1) {
+void _wrap_TrainReport_GetSummary_swig_1597c91c7a50455e(struct tft_train_report *_swig_go_0, struct tft_train_summary *_swig_go_1) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   tft_train_summary *arg2 = (tft_train_summary *) 0 ;
   
@@ -2920,7 +2926,7 @@ void _wrap_TrainReport_GetSummary_swig_42371a9e8f7023a1(struct tft_train_report 
 }
 
 
-void _wrap_TrainReport_GetValidation_swig_42371a9e8f7023a1(struct tft_train_report *_swig_go_0, struct tft_metrics *_swig_go_1) {
+void _wrap_TrainReport_GetValidation_swig_1597c91c7a50455e(struct tft_train_report *_swig_go_0, struct tft_metrics *_swig_go_1) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   tft_metrics *arg2 = (tft_metrics *) 0 ;
   
@@ -2936,7 +2942,7 @@ void _wrap_TrainReport_GetValidation_swig_42371a9e8f7023a1(struct tft_train_repo
 }
 
 
-void _wrap_TrainReport_GetMemory_swig_42371a9e8f7023a1(struct tft_train_report *_swig_go_0, struct tft_memory_report *_swig_go_1) {
+void _wrap_TrainReport_GetMemory_swig_1597c91c7a50455e(struct tft_train_report *_swig_go_0, struct tft_memory_report *_swig_go_1) {
   struct tft_train_report *arg1 = (struct tft_train_report *) 0 ;
   tft_memory_report *arg2 = (tft_memory_report *) 0 ;
   
@@ -2952,7 +2958,7 @@ void _wrap_TrainReport_GetMemory_swig_42371a9e8f7023a1(struct tft_train_report *
 }
 
 
-struct tft_backtest_report *_wrap_new_BacktestReport_swig_42371a9e8f7023a1(struct tft_config *_swig_go_0) {
+struct tft_backtest_report *_wrap_new_BacktestReport_swig_1597c91c7a50455e(struct tft_config *_swig_go_0) {
   tft_config *arg1 = (tft_config *) 0 ;
   struct tft_backtest_report *result = 0 ;
   struct tft_backtest_report *_swig_go_result;
@@ -2969,7 +2975,26 @@ struct tft_backtest_report *_wrap_new_BacktestReport_swig_42371a9e8f7023a1(struc
 }
 
 
-void _wrap_delete_BacktestReport_swig_42371a9e8f7023a1(struct tft_backtest_report *_swig_go_0) {
+struct tft_backtest_report *_wrap_BacktestReport_RunWithProgressHandle_swig_1597c91c7a50455e(struct tft_config *_swig_go_0, long long _swig_go_1) {
+  tft_config *arg1 = (tft_config *) 0 ;
+  uint64_t arg2 ;
+  tft_backtest_report *result = 0 ;
+  struct tft_backtest_report *_swig_go_result;
+  
+  arg1 = *(tft_config **)&_swig_go_0; 
+  arg2 = (uint64_t)_swig_go_1; 
+  
+  
+  tftswig_status = TFT_OK;
+  result = (tft_backtest_report *)tft_backtest_report_RunWithProgressHandle((struct tft_config const *)arg1,arg2);
+  if (tftswig_status != TFT_OK) tftswig_raise(tftswig_status);
+  
+  *(tft_backtest_report **)&_swig_go_result = (tft_backtest_report *)result; 
+  return _swig_go_result;
+}
+
+
+void _wrap_delete_BacktestReport_swig_1597c91c7a50455e(struct tft_backtest_report *_swig_go_0) {
   struct tft_backtest_report *arg1 = (struct tft_backtest_report *) 0 ;
   
   arg1 = *(struct tft_backtest_report **)&_swig_go_0; 
@@ -2983,7 +3008,7 @@ void _wrap_delete_BacktestReport_swig_42371a9e8f7023a1(struct tft_backtest_repor
 }
 
 
-void _wrap_BacktestReport_GetSummary_swig_42371a9e8f7023a1(struct tft_backtest_report *_swig_go_0, struct tft_backtest_summary *_swig_go_1) {
+void _wrap_BacktestReport_GetSummary_swig_1597c91c7a50455e(struct tft_backtest_report *_swig_go_0, struct tft_backtest_summary *_swig_go_1) {
   struct tft_backtest_report *arg1 = (struct tft_backtest_report *) 0 ;
   tft_backtest_summary *arg2 = (tft_backtest_summary *) 0 ;
   
@@ -2999,7 +3024,7 @@ void _wrap_BacktestReport_GetSummary_swig_42371a9e8f7023a1(struct tft_backtest_r
 }
 
 
-void _wrap_BacktestReport_GetMetrics_swig_42371a9e8f7023a1(struct tft_backtest_report *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, struct tft_metrics *_swig_go_3) {
+void _wrap_BacktestReport_GetMetrics_swig_1597c91c7a50455e(struct tft_backtest_report *_swig_go_0, long long _swig_go_1, intgo _swig_go_2, struct tft_metrics *_swig_go_3) {
   struct tft_backtest_report *arg1 = (struct tft_backtest_report *) 0 ;
   int64_t arg2 ;
   int arg3 ;
@@ -3019,7 +3044,7 @@ void _wrap_BacktestReport_GetMetrics_swig_42371a9e8f7023a1(struct tft_backtest_r
 }
 
 
-struct tftswig_index_list *_wrap_new_IndexList_swig_42371a9e8f7023a1() {
+struct tftswig_index_list *_wrap_new_IndexList_swig_1597c91c7a50455e() {
   struct tftswig_index_list *result = 0 ;
   struct tftswig_index_list *_swig_go_result;
   
@@ -3034,7 +3059,7 @@ struct tftswig_index_list *_wrap_new_IndexList_swig_42371a9e8f7023a1() {
 }
 
 
-void _wrap_delete_IndexList_swig_42371a9e8f7023a1(struct tftswig_index_list *_swig_go_0) {
+void _wrap_delete_IndexList_swig_1597c91c7a50455e(struct tftswig_index_list *_swig_go_0) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   
   arg1 = *(struct tftswig_index_list **)&_swig_go_0; 
@@ -3048,7 +3073,7 @@ void _wrap_delete_IndexList_swig_42371a9e8f7023a1(struct tftswig_index_list *_sw
 }
 
 
-void _wrap_IndexList_Add_swig_42371a9e8f7023a1(struct tftswig_index_list *_swig_go_0, long long _swig_go_1) {
+void _wrap_IndexList_Add_swig_1597c91c7a50455e(struct tftswig_index_list *_swig_go_0, long long _swig_go_1) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   uint64_t arg2 ;
   
@@ -3064,7 +3089,7 @@ void _wrap_IndexList_Add_swig_42371a9e8f7023a1(struct tftswig_index_list *_swig_
 }
 
 
-long long _wrap_IndexList_Count_swig_42371a9e8f7023a1(struct tftswig_index_list *_swig_go_0) {
+long long _wrap_IndexList_Count_swig_1597c91c7a50455e(struct tftswig_index_list *_swig_go_0) {
   struct tftswig_index_list *arg1 = (struct tftswig_index_list *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -3081,7 +3106,7 @@ long long _wrap_IndexList_Count_swig_42371a9e8f7023a1(struct tftswig_index_list 
 }
 
 
-void _wrap_delete_FloatArray_swig_42371a9e8f7023a1(struct tftswig_float_array *_swig_go_0) {
+void _wrap_delete_FloatArray_swig_1597c91c7a50455e(struct tftswig_float_array *_swig_go_0) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   
   arg1 = *(struct tftswig_float_array **)&_swig_go_0; 
@@ -3095,7 +3120,7 @@ void _wrap_delete_FloatArray_swig_42371a9e8f7023a1(struct tftswig_float_array *_
 }
 
 
-long long _wrap_FloatArray_Count_swig_42371a9e8f7023a1(struct tftswig_float_array *_swig_go_0) {
+long long _wrap_FloatArray_Count_swig_1597c91c7a50455e(struct tftswig_float_array *_swig_go_0) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -3112,7 +3137,7 @@ long long _wrap_FloatArray_Count_swig_42371a9e8f7023a1(struct tftswig_float_arra
 }
 
 
-float _wrap_FloatArray_Get_swig_42371a9e8f7023a1(struct tftswig_float_array *_swig_go_0, long long _swig_go_1) {
+float _wrap_FloatArray_Get_swig_1597c91c7a50455e(struct tftswig_float_array *_swig_go_0, long long _swig_go_1) {
   struct tftswig_float_array *arg1 = (struct tftswig_float_array *) 0 ;
   uint64_t arg2 ;
   float result;
@@ -3131,7 +3156,7 @@ float _wrap_FloatArray_Get_swig_42371a9e8f7023a1(struct tftswig_float_array *_sw
 }
 
 
-void _wrap_delete_Int64Array_swig_42371a9e8f7023a1(struct tftswig_int64_array *_swig_go_0) {
+void _wrap_delete_Int64Array_swig_1597c91c7a50455e(struct tftswig_int64_array *_swig_go_0) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   
   arg1 = *(struct tftswig_int64_array **)&_swig_go_0; 
@@ -3145,7 +3170,7 @@ void _wrap_delete_Int64Array_swig_42371a9e8f7023a1(struct tftswig_int64_array *_
 }
 
 
-long long _wrap_Int64Array_Count_swig_42371a9e8f7023a1(struct tftswig_int64_array *_swig_go_0) {
+long long _wrap_Int64Array_Count_swig_1597c91c7a50455e(struct tftswig_int64_array *_swig_go_0) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   uint64_t result;
   long long _swig_go_result;
@@ -3162,7 +3187,7 @@ long long _wrap_Int64Array_Count_swig_42371a9e8f7023a1(struct tftswig_int64_arra
 }
 
 
-long long _wrap_Int64Array_Get_swig_42371a9e8f7023a1(struct tftswig_int64_array *_swig_go_0, long long _swig_go_1) {
+long long _wrap_Int64Array_Get_swig_1597c91c7a50455e(struct tftswig_int64_array *_swig_go_0, long long _swig_go_1) {
   struct tftswig_int64_array *arg1 = (struct tftswig_int64_array *) 0 ;
   uint64_t arg2 ;
   int64_t result;
@@ -3181,7 +3206,7 @@ long long _wrap_Int64Array_Get_swig_42371a9e8f7023a1(struct tftswig_int64_array 
 }
 
 
-_gostring_ _wrap_VersionString_swig_42371a9e8f7023a1() {
+_gostring_ _wrap_VersionString_swig_1597c91c7a50455e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   
@@ -3196,7 +3221,7 @@ _gostring_ _wrap_VersionString_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_VersionMajor_swig_42371a9e8f7023a1() {
+intgo _wrap_VersionMajor_swig_1597c91c7a50455e() {
   int result;
   intgo _swig_go_result;
   
@@ -3211,7 +3236,7 @@ intgo _wrap_VersionMajor_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_VersionMinor_swig_42371a9e8f7023a1() {
+intgo _wrap_VersionMinor_swig_1597c91c7a50455e() {
   int result;
   intgo _swig_go_result;
   
@@ -3226,7 +3251,7 @@ intgo _wrap_VersionMinor_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_VersionPatch_swig_42371a9e8f7023a1() {
+intgo _wrap_VersionPatch_swig_1597c91c7a50455e() {
   int result;
   intgo _swig_go_result;
   
@@ -3241,7 +3266,7 @@ intgo _wrap_VersionPatch_swig_42371a9e8f7023a1() {
 }
 
 
-intgo _wrap_ApiVersion_swig_42371a9e8f7023a1() {
+intgo _wrap_ApiVersion_swig_1597c91c7a50455e() {
   int result;
   intgo _swig_go_result;
   
@@ -3256,7 +3281,7 @@ intgo _wrap_ApiVersion_swig_42371a9e8f7023a1() {
 }
 
 
-_gostring_ _wrap_StatusName_swig_42371a9e8f7023a1(intgo _swig_go_0) {
+_gostring_ _wrap_StatusName_swig_1597c91c7a50455e(intgo _swig_go_0) {
   int arg1 ;
   char *result = 0 ;
   _gostring_ _swig_go_result;
@@ -3273,7 +3298,7 @@ _gostring_ _wrap_StatusName_swig_42371a9e8f7023a1(intgo _swig_go_0) {
 }
 
 
-_gostring_ _wrap_LastError_swig_42371a9e8f7023a1() {
+_gostring_ _wrap_LastError_swig_1597c91c7a50455e() {
   char *result = 0 ;
   _gostring_ _swig_go_result;
   

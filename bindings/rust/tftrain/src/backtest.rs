@@ -1,11 +1,12 @@
 //! A rolling-origin backtest of a config (`tft_backtest_run`, docs/backtest.md).
+use std::ops::ControlFlow;
 use std::ptr;
 
 use tftrain_sys as sys;
 
 use crate::config::Config;
 use crate::error::{check, Result};
-use crate::trainer::Metrics;
+use crate::trainer::{trampoline, CallbackState, Metrics, Progress};
 
 /// One fold's figures, or every fold's pooled: the model's and both baselines'.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,7 +49,36 @@ impl Drop for Handle {
 pub fn backtest(config: &Config) -> Result<BacktestReport> {
     let mut raw = ptr::null_mut();
     check(unsafe { sys::tft_backtest_run(config.as_ptr(), None, ptr::null_mut(), &mut raw) })?;
-    let handle = Handle(raw);
+    read(Handle(raw))
+}
+
+/// `backtest` with a progress closure, called on this thread after every step and epoch of
+/// every fold's training, with `fold` and `folds` set. `ControlFlow::Break` cancels (a
+/// `Status::Cancelled` error; the folds finished stay on disk), and so does a panic in it,
+/// which the error then names.
+pub fn backtest_with_progress<F>(config: &Config, progress: F) -> Result<BacktestReport>
+where
+    F: FnMut(&Progress) -> ControlFlow<()> + Send,
+{
+    let mut state = CallbackState {
+        callback: Box::new(progress),
+        panic: None,
+    };
+    let mut raw = ptr::null_mut();
+    let code = unsafe {
+        sys::tft_backtest_run(
+            config.as_ptr(),
+            Some(trampoline),
+            (&mut state as *mut CallbackState).cast(),
+            &mut raw,
+        )
+    };
+    state.take_panic_into(check(code))?;
+    read(Handle(raw))
+}
+
+/// The report's figures, read before the handle frees it.
+fn read(handle: Handle) -> Result<BacktestReport> {
     let mut s = sys::tft_backtest_summary {
         struct_size: std::mem::size_of::<sys::tft_backtest_summary>(),
         ..Default::default()

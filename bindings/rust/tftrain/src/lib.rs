@@ -61,7 +61,7 @@ mod error;
 mod predictions;
 mod trainer;
 
-pub use backtest::{backtest, BacktestReport, Forecasts};
+pub use backtest::{backtest, backtest_with_progress, BacktestReport, Forecasts};
 pub use checkpoint::{CheckpointConfig, Strategy};
 pub use config::Config;
 pub use data::Data;

@@ -38,6 +38,10 @@ pub struct Progress {
     pub samples_per_second: f64,
     pub peak_activation_bytes: i64,
     pub learning_rate: f64,
+    /// `backtest_with_progress`: the fold training (1-based); 0 in a `Trainer`.
+    pub fold: i64,
+    /// `backtest_with_progress`: `backtest.folds`; 0 in a `Trainer`.
+    pub folds: i64,
 }
 
 /// Forecast quality of a set of windows (`tft_metrics`).
@@ -156,11 +160,31 @@ impl Drop for Handle {
     }
 }
 
-type Callback = Box<dyn FnMut(&Progress) -> ControlFlow<()> + Send>;
+/// A progress closure as the trampoline calls it: a `Trainer`'s lives as long as the trainer
+/// (`'static`), a backtest's for the call only.
+pub(crate) type Callback<'a> = Box<dyn FnMut(&Progress) -> ControlFlow<()> + Send + 'a>;
 
-struct CallbackState {
-    callback: Callback,
-    panic: Option<Box<dyn Any + Send>>,
+/// What `trampoline`'s `user` points to: the closure, and the panic that cancelled the run.
+pub(crate) struct CallbackState<'a> {
+    pub(crate) callback: Callback<'a>,
+    pub(crate) panic: Option<Box<dyn Any + Send>>,
+}
+
+impl CallbackState<'_> {
+    /// `result`, its error naming the closure's panic when one cancelled the run.
+    pub(crate) fn take_panic_into<T>(&mut self, result: Result<T>) -> Result<T> {
+        match (result, self.panic.take()) {
+            (Err(e), Some(payload)) => Err(Error::new(
+                e.status(),
+                format!(
+                    "{} (the progress callback panicked: {})",
+                    e.message(),
+                    panic_message(&*payload)
+                ),
+            )),
+            (result, _) => result,
+        }
+    }
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> String {
@@ -173,13 +197,23 @@ fn panic_message(payload: &(dyn Any + Send)) -> String {
     }
 }
 
+/// Whether the library filled `field` of `p`: it lies within `p.struct_size`.
+fn filled(p: &sys::tft_progress, field: &i64) -> bool {
+    let end = field as *const i64 as usize + std::mem::size_of::<i64>();
+    end - (p as *const sys::tft_progress as usize) <= p.struct_size
+}
+
 /// Calls the closure; a panic is caught (it must not unwind into C) and cancels training.
-unsafe extern "C" fn trampoline(progress: *const sys::tft_progress, user: *mut c_void) -> c_int {
+pub(crate) unsafe extern "C" fn trampoline(
+    progress: *const sys::tft_progress,
+    user: *mut c_void,
+) -> c_int {
     if progress.is_null() || user.is_null() {
         return 0;
     }
-    // SAFETY: `user` is the CallbackState the Trainer owns while the callback is set; the
-    // library calls back on the thread running tft_trainer_train (inside `&mut self`).
+    // SAFETY: `user` is a CallbackState that outlives the run: the Trainer's while its callback
+    // is set, or the one backtest_with_progress keeps on its stack. The library calls back on
+    // the thread running the call (inside `&mut self`, or the backtest's own call).
     let state = unsafe { &mut *(user as *mut CallbackState) };
     if state.panic.is_some() {
         return 1;
@@ -200,6 +234,9 @@ unsafe extern "C" fn trampoline(progress: *const sys::tft_progress, user: *mut c
         samples_per_second: p.samples_per_second,
         peak_activation_bytes: p.peak_activation_bytes,
         learning_rate: p.learning_rate,
+        // Fields beyond struct_size (an older library) stay 0.
+        fold: if filled(p, &p.fold) { p.fold } else { 0 },
+        folds: if filled(p, &p.folds) { p.folds } else { 0 },
     };
     match catch_unwind(AssertUnwindSafe(|| (state.callback)(&record))) {
         Ok(ControlFlow::Continue(())) => 0,
@@ -214,7 +251,7 @@ unsafe extern "C" fn trampoline(progress: *const sys::tft_progress, user: *mut c
 /// Trains one model (`tft_trainer`). Released on drop.
 pub struct Trainer {
     handle: Arc<Handle>,
-    callback: *mut CallbackState, // owned (Box::into_raw); null when none is set
+    callback: *mut CallbackState<'static>, // owned (Box::into_raw); null when none is set
 }
 
 // SAFETY: the callback is Send; the native trainer may move between threads.
@@ -334,21 +371,11 @@ impl Trainer {
                 sys::tft_trainer_train(self.raw(), &mut r)
             }
         };
-        let result = check(code);
-        let panicked = unsafe { self.callback.as_mut() }.and_then(|state| state.panic.take());
-        if let Err(mut e) = result {
-            if let Some(payload) = panicked {
-                e = Error::new(
-                    e.status(),
-                    format!(
-                        "{} (the progress callback panicked: {})",
-                        e.message(),
-                        panic_message(&*payload)
-                    ),
-                );
-            }
-            return Err(e);
+        let mut result = check(code);
+        if let Some(state) = unsafe { self.callback.as_mut() } {
+            result = state.take_panic_into(result);
         }
+        result?;
         let report = NonNull::new(r)
             .ok_or_else(|| Error::new(Status::Internal, "the library returned no report"))?;
         let result = TrainReport::read(report);

@@ -247,15 +247,21 @@ fn refit_starts_from_the_saved_model() {
     );
 }
 
+/// tiny.yaml backtested over two folds, each refit for one epoch from the fold before.
+fn two_fold_refit(dir: &TempDir) -> Config {
+    let mut config = tiny(dir);
+    config.set("backtest.folds", "2").unwrap();
+    config.set("backtest.mode", "refit").unwrap();
+    config.set("backtest.refit_epochs", "1").unwrap();
+    config
+}
+
 /// A refit backtest of tiny.yaml over two folds: both finish, and the pooled forecasts are
 /// both folds'.
 #[test]
 fn backtest_reports_every_fold() {
     let dir = TempDir::new();
-    let mut config = tiny(&dir);
-    config.set("backtest.folds", "2").unwrap();
-    config.set("backtest.mode", "refit").unwrap();
-    config.set("backtest.refit_epochs", "1").unwrap();
+    let mut config = two_fold_refit(&dir);
     let report = tftrain::backtest(&config).unwrap();
     assert_eq!(report.finished_folds, 2);
     assert_eq!(report.per_fold.len(), 2);
@@ -270,5 +276,50 @@ fn backtest_reports_every_fold() {
         tftrain::backtest(&config),
         Status::Config,
         "backtest.folds 500",
+    );
+}
+
+/// Progress reaches a backtest's closure with the fold it trains; a break in fold 2 keeps
+/// fold 1 on disk, and a panic in the closure cancels and is named in the error.
+#[test]
+fn backtest_reports_progress_and_cancels() {
+    let dir = TempDir::new();
+    let mut config = two_fold_refit(&dir);
+    let mut calls = [0usize; 3];
+    let report = tftrain::backtest_with_progress(&config, |p| {
+        assert!(p.folds == 2 && (1..=2).contains(&p.fold), "{p:?}");
+        calls[p.fold as usize] += 1;
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    assert_eq!(report.finished_folds, 2);
+    assert!(
+        calls[1] > 0 && calls[2] > 0,
+        "progress calls per fold {calls:?}"
+    );
+
+    let cancelled = dir.path().join("cancelled");
+    config
+        .set("output.directory", cancelled.to_str().unwrap())
+        .unwrap();
+    assert_error(
+        tftrain::backtest_with_progress(&config, |p| {
+            if p.fold == 2 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }),
+        Status::Cancelled,
+        "",
+    );
+    assert!(cancelled.join("folds/fold-1/summary.json").exists());
+    assert!(cancelled.join("backtest.json").exists());
+    assert!(!cancelled.join("folds/fold-2/summary.json").exists());
+
+    assert_error(
+        tftrain::backtest_with_progress(&config, |_| panic!("in the closure")),
+        Status::Cancelled,
+        "the progress callback panicked: in the closure",
     );
 }
