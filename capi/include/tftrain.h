@@ -17,6 +17,11 @@
  *    raise their language's kind: Python MemoryError (tftrain.OutOfMemoryError), C#
  *    OutOfMemoryException (TftOutOfMemoryException), Go errors.Is(err, ErrOutOfMemory), Rust
  *    Status::OutOfMemory, which becomes std::io::ErrorKind::OutOfMemory through `?`.
+ *    One case does not recover: when oneDNN (LibTorch's CPU LSTM kernels) runs out of memory
+ *    creating a kernel, its primitive cache keeps the failure, and the process cannot train that
+ *    shape again (the message then names oneDNN). ONEDNN_PRIMITIVE_CACHE_CAPACITY=0 in the
+ *    environment before the process starts avoids it, at the price of creating each kernel
+ *    anew; LibTorch gives no way to empty the cache.
  *  - Names. Every function is tft_<object>_<action>, where <object> is the handle or struct it
  *    works on (checkpoint_config, config, data, trainer, train_report, predictions, model) and the
  *    action follows one rule:

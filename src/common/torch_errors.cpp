@@ -1,10 +1,17 @@
 #include "common/torch_errors.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <regex>
+#include <typeinfo>
 
 #include <c10/util/Exception.h>
+// oneDNN's C++ error, in the LibTorch wheel's headers (not in Debian's LibTorch 1.13).
+#if __has_include(<oneapi/dnnl/dnnl_common.hpp>)
+#include <oneapi/dnnl/dnnl_common.hpp>
+#define TFT_HAS_ONEDNN_ERROR 1
+#endif
 
 #include "common/error.h"
 #include "common/format.h"
@@ -33,6 +40,21 @@ bool says_out_of_memory(const std::string& message) {
          message.find("out of memory") != std::string::npos;
 }
 
+// oneDNN, inside LibTorch's CPU kernels (the LSTM, some products), reports a failed allocation
+// as a dnnl::error with status dnnl_out_of_memory and a message that does not say so ("could
+// not create a primitive"). Found under an address-space limit: the LSTM's primitive was the
+// first allocation that failed. Matched by type name, since oneDNN is linked into
+// libtorch_cpu with hidden symbols, whose type_info a dynamic_cast here need not match.
+bool is_onednn_out_of_memory(const std::exception& error) {
+#ifdef TFT_HAS_ONEDNN_ERROR
+  if (std::strcmp(typeid(error).name(), typeid(dnnl::error).name()) != 0) return false;
+  return static_cast<const dnnl::error&>(error).status == dnnl_out_of_memory;
+#else
+  (void)error;
+  return false;
+#endif
+}
+
 std::optional<std::uint64_t> bytes_asked(const std::string& message) {
   static const std::regex kBytes("allocate ([0-9]+) bytes");
   std::smatch match;
@@ -52,6 +74,9 @@ std::optional<AllocationFailure> allocation_failure(const std::exception& error)
   }
   if (dynamic_cast<const OutOfMemoryError*>(&error) != nullptr) {
     return AllocationFailure{std::nullopt, error.what()};
+  }
+  if (is_onednn_out_of_memory(error)) {
+    return AllocationFailure{std::nullopt, std::string("oneDNN: ") + error.what()};
   }
   const auto* torch_error = dynamic_cast<const c10::Error*>(&error);
   if (torch_error == nullptr) return std::nullopt;

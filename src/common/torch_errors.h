@@ -7,9 +7,11 @@
 //
 // Out of memory reaches the library in several forms: std::bad_alloc (operator new),
 // tft::OutOfMemoryError (caught and explained by the library itself),
-// c10::OutOfMemoryError (CUDA's caching allocator, LibTorch 2.x's CPU allocator) and a plain
+// c10::OutOfMemoryError (CUDA's caching allocator, LibTorch 2.x's CPU allocator), a plain
 // c10::Error from the CPU allocator's enforce ("DefaultCPUAllocator: can't allocate memory",
-// LibTorch 1.13 and some 2.x builds).
+// LibTorch 1.13 and some 2.x builds), and oneDNN's dnnl::error with status
+// dnnl_out_of_memory (the CPU LSTM's kernels; recognised where LibTorch ships oneDNN's
+// headers, as the PyPI wheel does).
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,10 @@
 #include <string>
 
 #include <c10/util/Exception.h>
+#if __has_include(<oneapi/dnnl/dnnl_common.hpp>)
+#include <oneapi/dnnl/dnnl_common.hpp>
+#define TFT_HAS_ONEDNN_ERROR 1
+#endif
 
 #include "common/error.h"
 #include "common/torch_errors.h"
@@ -88,6 +92,19 @@ TFT_TEST(test_every_allocation_failure_is_recognised) {
   const auto own = tft::allocation_failure(tft::OutOfMemoryError("serialising 'x': no memory"));
   assert_true(own.has_value());
   assert_true(has(tft::out_of_memory_message("f", *own), "f: out of memory: serialising 'x'"));
+
+#ifdef TFT_HAS_ONEDNN_ERROR
+  // oneDNN (the CPU LSTM's kernels): its error, status dnnl_out_of_memory, in words that do not
+  // say so; any other status is not out of memory.
+  const auto onednn =
+      tft::allocation_failure(dnnl::error(dnnl_out_of_memory, "could not create a primitive"));
+  assert_true(onednn.has_value() && !onednn->bytes.has_value());
+  assert_true(has(tft::out_of_memory_message("tft_trainer_train", *onednn),
+                  "tft_trainer_train: out of memory: oneDNN: could not create a primitive"));
+  assert_false(tft::allocation_failure(
+                   dnnl::error(dnnl_unimplemented, "could not create a primitive descriptor"))
+                   .has_value());
+#endif
 
   // Anything else is not out of memory.
   assert_false(tft::allocation_failure(torch_check_error("shapes differ")).has_value());
