@@ -82,6 +82,7 @@ def test_from_a_dict_and_yaml_text_equal_the_file() -> None:
             "known_reals": ["price", "relative_time_idx"],
             "known_categoricals": ["promo", "day_of_week"],
             "unknown_reals": ["footfall"],
+            "target_normalizer": {"center": "seasonal"},
         },
         "windows": {"encoder_length": 14, "prediction_length": 7, "stride": 14},
         "split.validation_steps": 56,  # dotted keys mix with sections
