@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Installs what is missing, configures, builds and runs every test with ctest.
 #
-#   scripts/test.sh              LibTorch 2.x from the pinned PyPI wheel (build/): the default;
-#                                then the SDK archive, the self-contained wheel and the sdist
-#                                (scripts/make-sdk.sh, make-wheel.sh, make-sdist.sh: build/dist/),
-#                                each used as a host would (sdk-consumer-test.sh,
-#                                python-consumer-test.sh)
+#   scripts/test.sh              LibTorch 2.x from the pinned PyPI wheel (build/): the default
+#   scripts/test.sh --release    the release files made from that build (build/dist/): the SDK
+#                                archive, the self-contained wheel and the sdist
+#                                (scripts/make-sdk.sh, make-wheel.sh, make-sdist.sh), each used
+#                                as a host would (sdk-consumer-test.sh, python-consumer-test.sh)
 #   scripts/test.sh --debian     Debian's LibTorch 1.13 (build-debian/), file by file (no unity)
 #   scripts/test.sh --cuda-compile
 #                                the wheel's LibTorch with -DTFT_WITH_CUDA=ON (build-cuda/), on a
@@ -16,8 +16,8 @@
 #   scripts/test.sh --fuzz-smoke every libFuzzer target built with clang-14 (scripts/fuzz.sh,
 #                                build-fuzz/) and fuzzed for FUZZ_SMOKE_SECONDS (default 5) each,
 #                                from its seeds only, so the fuzz build cannot rot
-#   scripts/test.sh --all        the lint, wheel, Debian, CUDA-compile and fuzz-smoke legs in
-#                                turn: what CI runs
+#   scripts/test.sh --all        the lint, wheel, release, Debian, CUDA-compile and fuzz-smoke
+#                                legs in turn: what CI runs
 #   scripts/test.sh --sanitize   the default leg under ASan+UBSan (build-asan/)
 #
 # Environment: JOBS (parallel build jobs, default: all cores), CTEST_ARGS (extra ctest flags),
@@ -31,23 +31,29 @@ case "${1:-}" in
   --debian) legs=(debian) ;;
   --cuda-compile) legs=(cuda-compile) ;;
   --lint) legs=(lint) ;;
+  --release) legs=(release) ;;
   --fuzz-smoke) legs=(fuzz-smoke) ;;
-  --all) legs=(lint wheel debian cuda-compile fuzz-smoke) ;;
+  --all) legs=(lint wheel release debian cuda-compile fuzz-smoke) ;;
   --sanitize) legs=(sanitize) ;;
-  -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+  -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
   *) echo "test.sh: unknown option '$1'" >&2; exit 2 ;;
 esac
 jobs="${JOBS:-$(nproc)}"
 # Let ccache hit across checkouts in different folders (CI clones into a fresh one).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
+build() {  # BUILD_DIR CMAKE_ARGS...
+  local build_dir="$1"; shift
+  # Tests and bindings on explicitly: the main job configures build/ without them.
+  cmake -S . -B "$build_dir" -G Ninja -DTFT_BUILD_TESTS=ON -DTFT_BUILD_BINDINGS=ON "$@"
+  cmake --build "$build_dir" -j "$jobs"
+}
+
 run_leg() {
   local leg="$1" build_dir="$2"; shift 2
   echo "== test.sh: $leg leg in $build_dir ==" >&2
   local start=$SECONDS
-  # Tests and bindings on explicitly: the main job configures build/ without them.
-  cmake -S . -B "$build_dir" -G Ninja -DTFT_BUILD_TESTS=ON -DTFT_BUILD_BINDINGS=ON "$@"
-  cmake --build "$build_dir" -j "$jobs"
+  build "$build_dir" "$@"
   # shellcheck disable=SC2086
   ctest --test-dir "$build_dir" --output-on-failure -j "$jobs" ${CTEST_ARGS:-}
   echo "== test.sh: $leg leg passed in $((SECONDS - start)) s ==" >&2
@@ -59,17 +65,22 @@ for leg in "${legs[@]}"; do
       ./scripts/lint.sh ;;
     wheel)
       prefix=$(./scripts/setup-deps.sh | tail -n 1)
-      run_leg "LibTorch 2.x (PyPI wheel)" build -DTFT_TORCH_PREFIX="$prefix"
-      # The SDK archive from this build, used as a host would: unpacked elsewhere, alone.
+      run_leg "LibTorch 2.x (PyPI wheel)" build -DTFT_TORCH_PREFIX="$prefix" ;;
+    release)
+      # The release files of the wheel leg's build (built here when it is not), each used as a
+      # host would: unpacked or installed elsewhere, alone.
+      echo "== test.sh: release leg from build ==" >&2
       start=$SECONDS
+      prefix=$(./scripts/setup-deps.sh | tail -n 1)
+      build build -DTFT_TORCH_PREFIX="$prefix"
       archive=$(./scripts/make-sdk.sh build build/dist | tail -n 1)
       ./scripts/sdk-consumer-test.sh "$archive" build/bin/tft_train_yaml
       wheel=$(./scripts/make-wheel.sh build/dist | tail -n 1)
       ./scripts/python-consumer-test.sh "$wheel"
       sdist=$(./scripts/make-sdist.sh build/dist | tail -n 1)
       ./scripts/python-consumer-test.sh "$sdist"
-      echo "== test.sh: the SDK archive, the wheel, the sdist and their consumer tests passed in" \
-        "$((SECONDS - start)) s ==" >&2
+      echo "== test.sh: release leg passed in $((SECONDS - start)) s: the SDK archive, the" \
+        "wheel and the sdist, each used as a host would ==" >&2
       ;;
     debian)
       ./scripts/setup-deps.sh --debian
