@@ -17,7 +17,7 @@
 #   pip install --no-build-isolation tftrain-<version>.tar.gz
 #
 # (pip's isolated build environment would have to download torch and its CUDA packages, several
-# GB, to compile against headers the environment already has). scripts/wheel-consumer-test.sh
+# GB, to compile against headers the environment already has). scripts/python-consumer-test.sh
 # does exactly that in a fresh venv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
