@@ -145,6 +145,10 @@ static void out_of_memory_is_a_status(void** state) {
   ASSERT_OK(tft_config_set_value(config, "model.hidden_size", "256"));
   ASSERT_OK(tft_config_set_value(config, "checkpoint.strategy", "none"));
   ASSERT_OK(tft_config_set_value(config, "training.epochs", "1"));
+  /* center auto, as above: the pilots before the limit leave the allocator holding what the
+   * epoch's steps reuse, so the first allocation that fails is a step's or the validation's,
+   * not the snapshot's (Debian's LibTorch 1.13 ran out in the snapshot without them). */
+  ASSERT_OK(tft_config_set_value(config, "data.target_normalizer.center", "auto"));
   ASSERT_OK(tft_trainer_create(config, &trainer));
   tft_config_free(config);
   message = train_out_of_memory(trainer, (rlim_t)6 << 20);
