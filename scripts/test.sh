@@ -42,11 +42,15 @@ jobs="${JOBS:-$(nproc)}"
 # Let ccache hit across checkouts in different folders (CI clones into a fresh one).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
+# What a leg builds: everything ctest runs. BUILD_TARGETS adds the benchmarks (not in `all`).
+build_targets=(all)
+with_benchmarks=(all tft-bench tft-kernel-bench tft-read-bench)
+
 build() {  # BUILD_DIR CMAKE_ARGS...
   local build_dir="$1"; shift
   # Tests and bindings on explicitly: the main job configures build/ without them.
   cmake -S . -B "$build_dir" -G Ninja -DTFT_BUILD_TESTS=ON -DTFT_BUILD_BINDINGS=ON "$@"
-  cmake --build "$build_dir" -j "$jobs"
+  cmake --build "$build_dir" -j "$jobs" --target "${build_targets[@]}"
 }
 
 run_leg() {
@@ -86,6 +90,7 @@ for leg in "${legs[@]}"; do
       ./scripts/setup-deps.sh --debian
       # File by file, not in unity batches: a file that compiles only beside its batch
       # neighbours (their includes, their names) fails here.
+      build_targets=("${with_benchmarks[@]}")
       run_leg "LibTorch 1.13 (Debian)" build-debian -DTFT_TORCH_PREFIX= -DTFT_UNITY_BUILD=OFF ;;
     cuda-compile)
       prefix=$(./scripts/setup-deps.sh --cuda-dev-headers | tail -n 1)
@@ -98,6 +103,7 @@ for leg in "${legs[@]}"; do
       # variable serves both the link and the test runs (in a subshell: this leg's only).
       (
         export LD_LIBRARY_PATH="$stubs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+        build_targets=("${with_benchmarks[@]}")
         run_leg "LibTorch 2.x with CUDA, no GPU" build-cuda -DTFT_TORCH_PREFIX="$prefix" \
           -DTFT_WITH_CUDA=ON
       ) ;;
