@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "nn/glu_add_norm.h"
+#include "nn/linear_dropout_linear.h"
 #include "nn/precision.h"
 
 namespace tft {
@@ -222,12 +223,15 @@ torch::Tensor VariableSelectionNetworkImpl::weighted_variable_grns(
   // The ELU in place, as in GatedResidualNetwork: only its output is kept for backward.
   torch::Tensor activated = first_layer.size() == 1 ? first_layer.front() : at::cat(first_layer, 0);
   at::elu_(activated);
-  const torch::Tensor h = dropout(at::baddbmm(b2.unsqueeze(1), activated, w2.transpose(1, 2)));
+  // The second product, the dropout and the gate's product in one function that keeps the ELU's
+  // output (kept for the ELU anyway) and not the dropout's: one [n, rows, hidden] tensor less
+  // per step, made again in backward by one more product (linear_dropout_linear.h).
+  const torch::Tensor gate_input =
+      linear_dropout_linear(activated, w2, b2, wg, bg, dropout->is_training() ? dropout->p() : 0.0);
   // The gating, the skip, a LayerNorm per variable (each with its own scale and shift) and the
   // weighted sum over variables in one function. In float32 under mixed precision, as in
   // GateAddNorm.
-  return glu_add_norm_weighted(at::baddbmm(bg.unsqueeze(1), h, wg.transpose(1, 2)), real_inputs,
-                               dense_inputs, norm_w, norm_b, weights, eps);
+  return glu_add_norm_weighted(gate_input, real_inputs, dense_inputs, norm_w, norm_b, weights, eps);
 }
 
 }  // namespace tft

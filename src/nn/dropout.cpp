@@ -23,16 +23,22 @@ namespace {
 // thread starting at a block's first element just starts at its counter.
 constexpr int64_t kGrainBlocks = 1024;  // 65,536 elements per task
 
-uint64_t draw_seed() {
+}  // namespace
+
+uint64_t draw_dropout_seed() {
   at::Generator generator = checkpoint::generator_for(c10::Device(c10::DeviceType::CPU));
   std::lock_guard<std::mutex> lock(generator.mutex());
   return at::check_generator<at::CPUGeneratorImpl>(generator)->random64();
 }
 
+namespace {
+
 // out[i] = src[i] * m[i] (or m[i] itself without src), m[i] = scale where number i is below
 // `threshold` (kept), else 0: the same products as multiplying by the mask tensor, without it.
+// `also`, when given, is multiplied by the same mask in place, from the same numbers.
 template <typename T>
-void scale_by_mask(const T* src, T* out, int64_t n, uint32_t threshold, T scale, uint64_t seed) {
+void scale_by_mask(const T* src, T* out, int64_t n, uint32_t threshold, T scale, uint64_t seed,
+                   T* also = nullptr) {
   const T zero = static_cast<T>(0);
   const int64_t blocks = (n + philox::kBlockNumbers - 1) / philox::kBlockNumbers;
   const philox::BlockFunction block = philox::best_block();
@@ -48,6 +54,10 @@ void scale_by_mask(const T* src, T* out, int64_t n, uint32_t threshold, T scale,
       } else {
         const T* x = src + first;
         for (int64_t j = 0; j < count; ++j) o[j] = x[j] * (numbers[j] < threshold ? scale : zero);
+      }
+      if (also != nullptr) {
+        T* a = also + first;
+        for (int64_t j = 0; j < count; ++j) a[j] = a[j] * (numbers[j] < threshold ? scale : zero);
       }
     }
   });
@@ -80,7 +90,7 @@ class RegeneratedMaskDropout : public torch::autograd::Function<RegeneratedMaskD
   static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& x,
                                double p) {
     // No seed for an empty tensor, as philox_dropout_mask: the generator moves alike either way.
-    const uint64_t seed = x.numel() == 0 ? 0 : draw_seed();
+    const uint64_t seed = x.numel() == 0 ? 0 : draw_dropout_seed();
     ctx->saved_data["seed"] = static_cast<int64_t>(seed);
     ctx->saved_data["p"] = p;
     return times_mask(x, x, p, seed);
@@ -98,29 +108,55 @@ class RegeneratedMaskDropout : public torch::autograd::Function<RegeneratedMaskD
 
 }  // namespace
 
+void times_dropout_mask_(const torch::Tensor& x, double p, uint64_t seed,
+                         const torch::Tensor& also) {
+  TORCH_CHECK(p > 0.0 && p < 1.0, "times_dropout_mask_: p must be in (0, 1), got ", p);
+  for (const torch::Tensor* t : {&x, &also}) {
+    if (!t->defined()) continue;
+    TORCH_CHECK(t->device().is_cpu() && t->is_contiguous() && t->sizes() == x.sizes() &&
+                    t->scalar_type() == x.scalar_type(),
+                "times_dropout_mask_: contiguous CPU tensors of one shape and dtype only, got ",
+                t->sizes(), " ", t->scalar_type(), " on ", t->device(),
+                t->is_contiguous() ? "" : " (not contiguous)");
+  }
+  const int64_t n = x.numel();
+  if (n == 0) return;
+  const auto threshold = static_cast<uint32_t>((1.0 - p) * 4294967296.0);
+  AT_DISPATCH_FLOATING_TYPES_AND2(at::kHalf, at::kBFloat16, x.scalar_type(), "dropout_mask_", [&] {
+    // Element by element, each read before it is written: in place is safe.
+    scale_by_mask<scalar_t>(x.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), n, threshold,
+                            static_cast<scalar_t>(1.0 / (1.0 - p)), seed,
+                            also.defined() ? also.data_ptr<scalar_t>() : nullptr);
+  });
+}
+
 torch::Tensor philox_dropout_mask(const torch::Tensor& like, double p) {
   TORCH_CHECK(p > 0.0 && p < 1.0, "philox_dropout_mask: p must be in (0, 1), got ", p);
   TORCH_CHECK(like.device().is_cpu(), "philox_dropout_mask: CPU tensors only, got ", like.device());
   const int64_t n = like.numel();
-  return times_mask(like, torch::Tensor(), p, n == 0 ? 0 : draw_seed());
+  return times_mask(like, torch::Tensor(), p, n == 0 ? 0 : draw_dropout_seed());
 }
 
 DropoutImpl::DropoutImpl(double p) : p_(p) {
   TORCH_CHECK(p >= 0.0 && p < 1.0, "Dropout: p must be in [0, 1), got ", p);
 }
 
-torch::Tensor DropoutImpl::forward(const torch::Tensor& x) {
-  if (!is_training() || p_ == 0.0) return x;
-  if (x.device().is_cpu()) return RegeneratedMaskDropout::apply(x, p_);
+torch::Tensor training_dropout(const torch::Tensor& x, double p) {
+  if (p == 0.0) return x;
+  if (x.device().is_cpu()) return RegeneratedMaskDropout::apply(x, p);
   // Elsewhere a Bernoulli mask from this thread's generator for the device (LibTorch's fused
   // dropout would draw from its shared default generator).
   torch::Tensor mask;
   {
     torch::NoGradGuard no_grad;
-    mask = at::empty_like(x).bernoulli_(1.0 - p_, checkpoint::generator_for(x.device()));
-    mask.div_(1.0 - p_);
+    mask = at::empty_like(x).bernoulli_(1.0 - p, checkpoint::generator_for(x.device()));
+    mask.div_(1.0 - p);
   }
   return x * mask;
+}
+
+torch::Tensor DropoutImpl::forward(const torch::Tensor& x) {
+  return is_training() ? training_dropout(x, p_) : x;
 }
 
 }  // namespace tft

@@ -19,6 +19,8 @@
 // which can only draw from the shared default generator).
 #pragma once
 
+#include <cstdint>
+
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
@@ -27,6 +29,18 @@ namespace tft {
 // The mask for one call on `like`'s shape: 0 where dropped, 1 / (1 - p) where kept; same
 // dtype and device, contiguous, no autograd history. Requires 0 < p < 1 and a CPU tensor.
 torch::Tensor philox_dropout_mask(const torch::Tensor& like, double p);
+
+// The CPU path's two halves, for fused functions that apply a dropout inside and draw its mask
+// again in backward (linear_dropout_linear.h): a seed from the thread's CPU generator, taken as
+// Dropout takes it, and x times the mask of (seed, p) in place, the numbers of Dropout's
+// forward; `also`, when defined, is multiplied by the same mask in the same pass (a value and
+// its gradient: one draw of the numbers, not two). Requires 0 < p < 1 and contiguous CPU
+// tensors of one shape and dtype that autograd does not track.
+std::uint64_t draw_dropout_seed();
+void times_dropout_mask_(const torch::Tensor& x, double p, std::uint64_t seed,
+                         const torch::Tensor& also = {});
+// What Dropout's forward does in training mode (x itself for p == 0), without a module.
+torch::Tensor training_dropout(const torch::Tensor& x, double p);
 
 class DropoutImpl : public torch::nn::Module {
  public:

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "support/cmocka_cpp.h"  // last: see the header
+#include "support/finite_differences.h"
 
 using tft::GluAddNormPath;
 
@@ -103,29 +104,10 @@ double relative_error(const torch::Tensor& a, const torch::Tensor& b) {
 // Central differences of the loss against every element of every input, in double.
 void check_against_finite_differences(GluAddNormPath path, Mode mode) {
   const Inputs in = make_inputs(mode == Mode::kPlain ? 0 : 3, 5, 4, torch::kDouble, 11);
-  const double eps = 1e-5;
-  const auto f = [&] { return loss_of(fused(in, eps, mode, path)); };
-  const std::vector<torch::Tensor> inputs = inputs_of(in, mode);
-  const std::vector<torch::Tensor> analytic = torch::autograd::grad({f()}, inputs);
-  torch::NoGradGuard no_grad;
-  for (std::size_t k = 0; k < inputs.size(); ++k) {
-    torch::Tensor flat = inputs[k].view(-1);
-    const torch::Tensor g = analytic[k].reshape(-1);
-    for (std::int64_t i = 0; i < flat.numel(); ++i) {
-      const double v = flat[i].item<double>(), step = 1e-6;
-      flat[i] = v + step;
-      const double up = f().item<double>();
-      flat[i] = v - step;
-      const double down = f().item<double>();
-      flat[i] = v;
-      const double numeric = (up - down) / (2 * step);
-      const double got = g[i].item<double>();
-      if (std::abs(numeric - got) > 1e-6 * (1 + std::abs(numeric))) {
-        fail_msg("input %zu element %lld: analytic %.10g, numeric %.10g", k,
-                 static_cast<long long>(i), got, numeric);
-      }
-    }
-  }
+  tft::testing::check_gradients_by_central_differences(
+      [&] { return loss_of(fused(in, 1e-5, mode, path)); }, inputs_of(in, mode),
+      "path " + std::to_string(static_cast<int>(path)) + ", mode " +
+          std::to_string(static_cast<int>(mode)));
 }
 
 }  // namespace
