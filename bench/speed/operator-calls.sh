@@ -17,8 +17,8 @@ source bench/speed/section_args.sh operator-calls "$@"
 tft_bench=./build/bin/tft-bench
 peer_python=${PEER_PYTHON:-$HOME/.cache/tftrain/venv-peer/bin/python}
 out=bench/results
-configs=("reference 2 5 160MiB" "host-bound 1 10 2.6MiB")  # name threads steps budget
-# Budgets: 30% of none's measured activation peak (reference 533.3 MiB, host-bound 8.7 MiB).
+configs=("reference 2 5 141.4MiB" "host-bound 1 10 2.4MiB")  # name threads steps budget
+# Budgets: 30% of none's measured activation peak (reference 471.4 MiB, host-bound 7.9 MiB).
 
 measure() {  # measure NAME THREADS STEPS BUDGET
   local name=$1 threads=$2 steps=$3 budget=$4 config=bench/configs/$1.yaml
@@ -85,6 +85,8 @@ PY
   echo "--config bench/configs/NAME.yaml --strategies none,full --memory-budget BUDGET --json ...\`,"
   echo "the same with \`--bitwise\`, and \`python bench/peer/peer_bench.py --config ..."
   echo "--strategies none --count-ops --json ...\`; the budgets are 30% of \`none\`'s peak"
-  echo "(160 MiB and 2.6 MiB)."
+  budgets=()
+  for c in "${configs[@]}"; do read -r _ _ _ budget <<<"$c"; budgets+=("${budget%MiB} MiB"); done
+  echo "(${budgets[0]} and ${budgets[1]})."
 } >"$section"
 emit_section "$section"
