@@ -264,7 +264,7 @@ TFT_TEST(test_refit_new_series_take_the_unknown_bucket_or_grow_the_vocabulary) {
     const tft::StandardScaler& scaler = trainer.dataset().transforms().scaler;
     assert_int_equal(scaler.num_groups(), saved.transforms().scaler.num_groups() + 1);
     assert_true(scaler.find_group({"d"}).has_value());
-    for (const std::string& s : {"a", "b", "c"}) {  // the saved statistics, unchanged
+    for (const char* s : {"a", "b", "c"}) {  // the saved statistics, unchanged
       const std::size_t row = *scaler.find_group({s});
       const std::size_t saved_row = *saved.transforms().scaler.find_group({s});
       for (std::size_t c = 0; c < scaler.columns().size(); ++c) {
