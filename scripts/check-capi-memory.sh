@@ -16,6 +16,8 @@ modes=("${1:-all}")
 [[ "${modes[0]}" == all ]] && modes=(asan valgrind)
 jobs="${JOBS:-$(nproc)}"
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1 OMP_NUM_THREADS=2
+# What ctest gives these tests (tft_test_path in tests/CMakeLists.txt): they run here without it.
+export TFT_EXAMPLES_DIR="$PWD/examples"
 prefix=$(./scripts/setup-deps.sh | tail -n 1)  # the default LibTorch, as in test.sh
 
 for mode in "${modes[@]}"; do

@@ -67,16 +67,28 @@ static inline tft_status read_report(const tft_train_report* report, struct run_
   return status;
 }
 
-#ifdef TFT_EXAMPLES_DIR
+/* examples/configs/tiny.yaml's path into `out`. ctest gives the examples folder in
+ * TFT_EXAMPLES_DIR (tft_test_path in tests/CMakeLists.txt): at run time, not compiled in, so that
+ * no object file holds the checkout's path and ccache hits across checkouts. */
+static inline void tiny_config_path(char* out, size_t size) {
+  const char* examples = getenv("TFT_EXAMPLES_DIR");
+  if (examples == NULL || *examples == '\0') {
+    fail_msg("TFT_EXAMPLES_DIR is not set: run this test through ctest");
+  }
+  if (snprintf(out, size, "%s/configs/tiny.yaml", examples) >= (int)size) {
+    fail_msg("TFT_EXAMPLES_DIR is too long: %s", examples);
+  }
+}
+
 /* tiny.yaml with output.directory set to `output_dir`. */
 static inline tft_config* load_tiny_config(const char* output_dir) {
   tft_config* config = NULL;
-  char quoted[320];
-  ASSERT_OK(tft_config_create_from_file(TFT_EXAMPLES_DIR "/configs/tiny.yaml", &config));
+  char path[4096], quoted[320];
+  tiny_config_path(path, sizeof path);
+  ASSERT_OK(tft_config_create_from_file(path, &config));
   snprintf(quoted, sizeof quoted, "\"%s\"", output_dir);
   ASSERT_OK(tft_config_set_value(config, "output.directory", quoted));
   return config;
 }
-#endif
 
 #endif

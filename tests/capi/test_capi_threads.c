@@ -22,6 +22,8 @@ enum { kThreads = 8 };
 
 struct worker {
   int index;
+  char config_path[4096]; /* tiny.yaml, found by the main thread (cmocka's asserts are not
+                             for worker threads) */
   char output_dir[300];
   tft_status train_status;
   struct run_result result;
@@ -46,7 +48,7 @@ static void* train_one(void* arg) {
   char key[64];
   snprintf(key, sizeof key, "training.no_such_key_%d", w->index);
   w->errors_kept_apart = 1;
-  if (tft_config_create_from_file(TFT_EXAMPLES_DIR "/configs/tiny.yaml", &config) != TFT_OK) {
+  if (tft_config_create_from_file(w->config_path, &config) != TFT_OK) {
     snprintf(w->message, sizeof w->message, "load: %s", tft_last_error());
     w->train_status = TFT_ERROR_INTERNAL;
     return NULL;
@@ -90,6 +92,7 @@ static void start_workers(struct worker* workers, const char* dir, const char* n
   for (i = 0; i < kThreads; ++i) {
     memset(&workers[i], 0, sizeof workers[i]);
     workers[i].index = i;
+    tiny_config_path(workers[i].config_path, sizeof workers[i].config_path);
     snprintf(workers[i].output_dir, sizeof workers[i].output_dir, "%s/%s%d", dir, name, i);
     if (concurrently) {
       assert_int_equal(pthread_create(&threads[i], NULL, train_one, &workers[i]), 0);

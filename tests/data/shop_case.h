@@ -7,10 +7,13 @@
 #include <string>
 
 #include "config/train_config.h"
+#include "support/test_files.h"
 
 namespace tft::testing {
 
-inline std::filesystem::path parquet_cases() { return std::filesystem::path(TFT_PARQUET_CASES); }
+inline std::filesystem::path parquet_cases() {
+  return tft::testing::path_from_environment("TFT_PARQUET_CASES");
+}
 
 // The shop config reading `path` (empty: the data comes in memory).
 inline TrainConfig shop_config(const std::string& path) {

@@ -15,6 +15,7 @@
 #include "data/time_series_dataset.h"
 
 #include "dataset_support.h"
+#include "support/test_files.h"
 #include "support/cmocka_cpp.h"
 
 using tft::TimeSeriesDataset;
@@ -220,7 +221,7 @@ TFT_TEST(test_file_loading_and_memory_figures) {
 // The shipped example data, through the YAML of docs/config.md
 
 TFT_TEST(test_example_data_loads) {
-  const std::string dir = TFT_EXAMPLES_DATA_DIR;
+  const std::string dir = tft::testing::path_from_environment("TFT_EXAMPLES_DATA_DIR").string();
   const TrainConfig sp500 = tft::load_train_config_string(
       "data:\n"
       "  path: sp500-2000.csv\n"

@@ -28,6 +28,7 @@
 
 #include "train/train_test_support.h"
 
+#include "support/test_files.h"
 #include "support/cmocka_cpp.h"
 
 namespace fs = std::filesystem;
@@ -76,8 +77,8 @@ std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 std::string rank_command(const fs::path& dir, int rank, int port, const std::string& args) {
   const std::string r = std::to_string(rank);
   return "env RANK=" + r + " LOCAL_RANK=" + r + " WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 " +
-         "MASTER_PORT=" + std::to_string(port) + " '" + TFT_TRAIN_EXECUTABLE + "' " + args + " >" +
-         quoted(dir / ("rank" + r + ".out")) + " 2>" + quoted(dir / ("rank" + r + ".err"));
+         "MASTER_PORT=" + std::to_string(port) + " '" + tft_train_executable() + "' " + args +
+         " >" + quoted(dir / ("rank" + r + ".out")) + " 2>" + quoted(dir / ("rank" + r + ".err"));
 }
 
 // Both ranks, to the end; fails the test when one exits non-zero.
@@ -94,7 +95,7 @@ void run_two_ranks(const fs::path& dir, const std::string& args) {
 }
 
 void run_one(const fs::path& dir, const std::string& args) {
-  const int status = shell(std::string("'") + TFT_TRAIN_EXECUTABLE + "' " + args + " >" +
+  const int status = shell("'" + tft_train_executable() + "' " + args + " >" +
                            quoted(dir / "one.out") + " 2>" + quoted(dir / "one.err"));
   if (status != 0) fail_msg("exit %d: %s", status, read_text(dir / "one.err").c_str());
 }
@@ -241,7 +242,7 @@ TFT_TEST(an_interrupted_rank_stops_every_rank_at_the_same_step) {
 // leaves its stderr in dir/err.
 int run_as_rank_of_2(const fs::path& dir, const std::string& rank, const fs::path& config) {
   return shell("env RANK=" + rank + " WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=1 '" +
-               std::string(TFT_TRAIN_EXECUTABLE) + "' --config " + quoted(config) + " --output " +
+               tft_train_executable() + "' --config " + quoted(config) + " --output " +
                quoted(dir / "out") + " 2>" + quoted(dir / "err"));
 }
 

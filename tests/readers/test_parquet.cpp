@@ -26,6 +26,7 @@
 #include "data/shop_case.h"
 #include "train/train_test_support.h"
 
+#include "support/test_files.h"
 #include "support/cmocka_cpp.h"
 
 namespace fs = std::filesystem;
@@ -34,7 +35,7 @@ using tft::TrainConfig;
 
 namespace {
 
-fs::path cases() { return fs::path(TFT_PARQUET_CASES); }
+fs::path cases() { return tft::testing::path_from_environment("TFT_PARQUET_CASES"); }
 
 // shop.csv / shop.parquet: 6 series (store x item), 40 days each, nulls in price.
 TrainConfig shop_config(const std::string& extension) {

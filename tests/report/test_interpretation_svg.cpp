@@ -47,7 +47,7 @@ Interpretation make_case(std::int64_t e, std::int64_t p, std::vector<VariableImp
 
 // Writes the case for check_interpretation_svg.py and returns its SVG.
 std::string render(const std::string& name, const Interpretation& interpretation) {
-  const fs::path dir = TFT_SVG_CASES;
+  const fs::path dir = tft::testing::path_from_environment("TFT_SVG_CASES");
   fs::create_directories(dir);
   tft::write_interpretation_svg(dir / (name + ".svg"), interpretation);
   // Bytes that are not UTF-8 as U+FFFD, as in the SVG.
@@ -197,7 +197,8 @@ TFT_TEST(test_bytes_xml_cannot_hold) {
 }
 
 int main() {
-  fs::remove_all(TFT_SVG_CASES);  // no case left from an older build
+  // No case left from an older build.
+  fs::remove_all(tft::testing::path_from_environment("TFT_SVG_CASES"));
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_four_panels_sorted_and_escaped),
       cmocka_unit_test(test_no_static_variables_and_one_variable),

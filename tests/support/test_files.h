@@ -1,10 +1,12 @@
-// Files for tests: a fresh scratch folder per test and process, and whole files written and read
-// as text.
+// Files for tests: a fresh scratch folder per test and process, whole files written and read as
+// text, and the paths ctest passes in the environment.
 #pragma once
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <string>
 #include <unistd.h>
 
@@ -22,6 +24,22 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
 inline void write_text(const std::filesystem::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary);
   out << text;
+}
+
+// A path ctest gives the test in environment variable `name` (tft_test_path in
+// tests/CMakeLists.txt): the checkout's and the build folder's paths come at run time, not as
+// compile definitions, so that no object file holds them and ccache hits across checkouts.
+inline std::filesystem::path path_from_environment(const char* name) {
+  const char* value = std::getenv(name);
+  if (value == nullptr || *value == '\0') {
+    throw std::runtime_error(std::string(name) + " is not set: run this test through ctest");
+  }
+  return value;
+}
+
+// The tft-train executable of this build, for the tests that run it (tft_add_runner_test).
+inline std::string tft_train_executable() {
+  return path_from_environment("TFT_TRAIN_EXECUTABLE").string();
 }
 
 inline std::string read_text(const std::filesystem::path& path) {

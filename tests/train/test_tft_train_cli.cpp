@@ -24,6 +24,7 @@
 
 #include "train/train_test_support.h"
 
+#include "support/test_files.h"
 #include "support/cmocka_cpp.h"
 
 namespace fs = std::filesystem;
@@ -39,7 +40,7 @@ struct Run {
 
 Run run(const fs::path& dir, const std::string& arguments) {
   const fs::path out = dir / "stdout.txt", err = dir / "stderr.txt";
-  const std::string command = std::string("'") + TFT_TRAIN_EXECUTABLE + "' " + arguments + " >'" +
+  const std::string command = "'" + tft_train_executable() + "' " + arguments + " >'" +
                               out.string() + "' 2>'" + err.string() + "'";
   const int raw = std::system(command.c_str());
   Run r;
@@ -348,7 +349,7 @@ checkpoint: {strategy: uniform, interval: 1}
 
 // Starts tft-train with `arguments` (its output to files in `dir`); returns its pid.
 pid_t spawn_tft_train(const fs::path& dir, const std::vector<std::string>& arguments) {
-  std::vector<std::string> words = {TFT_TRAIN_EXECUTABLE};
+  std::vector<std::string> words = {tft_train_executable()};
   words.insert(words.end(), arguments.begin(), arguments.end());
   std::vector<char*> argv;
   for (std::string& w : words) argv.push_back(w.data());
