@@ -66,7 +66,9 @@ run_leg() {
 for leg in "${legs[@]}"; do
   case "$leg" in
     lint)
-      ./scripts/lint.sh ;;
+      start=$SECONDS
+      ./scripts/lint.sh
+      echo "== test.sh: lint leg passed in $((SECONDS - start)) s ==" >&2 ;;
     wheel)
       prefix=$(./scripts/setup-deps.sh | tail -n 1)
       run_leg "LibTorch 2.x (PyPI wheel)" build -DTFT_TORCH_PREFIX="$prefix" ;;
