@@ -37,6 +37,7 @@ class LinearDropoutLinear : public torch::autograd::Function<LinearDropoutLinear
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
     const variable_list saved = ctx->get_saved_variables();
+    if (!grads[0].defined()) return variable_list(6);  // nothing flows back through the output
     const at::Tensor &x = saved[0], &w1 = saved[1], &b1 = saved[2], &w2 = saved[3];
     const double p = ctx->saved_data["p"].toDouble();
     const auto seed = static_cast<std::uint64_t>(ctx->saved_data["seed"].toInt());
