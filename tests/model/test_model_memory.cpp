@@ -84,8 +84,9 @@ TFT_TEST(checkpointing_more_chunks_of_a_unit_saves_more) {
   // The historical encoder (unit 1) holds most of the activations: each chunk of it that
   // recomputes instead of keeping lowers the peak, down to the whole unit checkpointed. The first
   // one puts the unit into its time chunks (model/segment.h: a unit that recomputes nothing runs
-  // whole), whose boundaries cost about what one chunk of eight saves since the fused gate, add
-  // and norm (measured +1.2%): within 3% of none.
+  // whole), whose boundaries cost about what one chunk of eight saves: within 5% of none. Measured
+  // +1.2% after the fused gate, add and norm; +2.7% (LibTorch 2.15) and +3.2% (1.13) since the
+  // variable GRNs keep no middle (linear_dropout_linear.h), which leaves a chunk less to save.
   const std::size_t unit = 1;
   const auto only_unit = CheckpointConfig::selective({unit});
   const int64_t chunks = f.model->chunk_count(unit, f.batch_size);
@@ -99,7 +100,7 @@ TFT_TEST(checkpointing_more_chunks_of_a_unit_saves_more) {
   const int64_t whole = f.step_activation_peak(only_unit);
   assert_int_equal(peaks.front(), none);  // no chunk: as if unchecked
   assert_int_equal(peaks.back(), whole);  // every chunk: the whole unit
-  assert_true(peaks[1] * 100 <= none * 103);
+  assert_true(peaks[1] * 100 <= none * 105);
   for (int64_t k = 2; k <= chunks; ++k) assert_true(peaks[k] < peaks[k - 1]);
   // Roughly linear: half the chunks save between a quarter and three quarters of the unit's
   // savings (the planner predicts half).
