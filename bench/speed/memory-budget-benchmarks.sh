@@ -4,7 +4,7 @@
 # repeat; two threads' step times scattered 1x to 5x for the same work):
 #   1. tft-bench --memory-budget sweep:7 beside twelve fixed strategies, in one run:
 #      bench/results/memory-budget.json and memory-budget-table.md;
-#   2. a budget below every plan (90MiB), then the reference at the batch size its message
+#   2. a budget below every plan (50MiB), then the reference at the batch size its message
 #      names, under the same budget;
 #   3. tft-train on examples/configs/multiseries.yaml with a budget below every plan (4MiB):
 #      its exit code and line, then one epoch at the batch size it names.
@@ -38,7 +38,7 @@ sweep_cmd=(./build/bin/tft-bench --config "$config" --strategies "$strategies"
            --memory-budget sweep:7 --steps 5 --warmup 1 --threads 1
            --json bench/results/memory-budget.json --markdown bench/results/memory-budget-table.md
            "$@")
-unfit_budget=90MiB
+unfit_budget=50MiB
 unfit_cmd=(./build/bin/tft-bench --config "$config" --strategies none
            --memory-budget "$unfit_budget" --steps 2 --warmup 1 --threads 1)
 train_config=examples/configs/multiseries.yaml
