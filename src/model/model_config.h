@@ -97,8 +97,9 @@ struct ModelConfig {
   // unit_chunks[name] if present, else default_unit_chunks(name).
   std::int64_t chunks_for(const std::string& unit) const;
   // Defaults tuned on the reference configuration (hidden 160, encoder 168, horizon 24):
-  // see default_unit_chunks() in model_config.cpp for the numbers and why.
-  static std::int64_t default_unit_chunks(const std::string& unit);
+  // see default_unit_chunks() in model_config.cpp for the numbers and why. The decoder's
+  // units depend on encoder_length and prediction_length.
+  std::int64_t default_unit_chunks(const std::string& unit) const;
 };
 
 }  // namespace tft

@@ -104,6 +104,35 @@ TFT_TEST(schema_rules) {
                "model.schema.known_reals[1]: variable name is empty");
 }
 
+// The decoder's units take chunks about as long as the encoder's (encoder_length / 8 steps),
+// from 1 to 4; the encoder's units 8, attention 4, the static encoder 1.
+TFT_TEST(default_chunks_follow_the_window_lengths) {
+  ModelConfig c = valid_config();
+  const auto decoder_chunks = [&c](std::int64_t encoder, std::int64_t horizon) {
+    c.encoder_length = encoder;
+    c.prediction_length = horizon;
+    assert_int_equal(c.default_unit_chunks("lstm_decoder"),
+                     c.default_unit_chunks("future_encoder"));
+    return c.default_unit_chunks("future_encoder");
+  };
+  assert_int_equal(decoder_chunks(168, 24), 1);  // the reference: 24 steps against 21
+  assert_int_equal(decoder_chunks(168, 32), 2);  // 1.52 chunks of 21 steps
+  assert_int_equal(decoder_chunks(168, 48), 2);
+  assert_int_equal(decoder_chunks(168, 168), 4);  // at most 4
+  assert_int_equal(decoder_chunks(24, 24), 4);
+  assert_int_equal(decoder_chunks(168, 1), 1);  // at least 1
+  assert_int_equal(decoder_chunks(0, 0), 4);    // lengths not set yet
+  assert_int_equal(c.default_unit_chunks("historical_encoder"), 8);
+  assert_int_equal(c.default_unit_chunks("lstm_encoder"), 8);
+  assert_int_equal(c.default_unit_chunks("attention_0"), 4);
+  assert_int_equal(c.default_unit_chunks("static_encoder"), 1);
+  c.unit_chunks["future_encoder"] = 3;  // a configured count wins
+  c.encoder_length = 168;
+  c.prediction_length = 24;
+  assert_int_equal(c.chunks_for("future_encoder"), 3);
+  assert_int_equal(c.chunks_for("lstm_decoder"), 1);
+}
+
 TFT_TEST(unit_chunk_rules) {
   expect_error([](ModelConfig& c) { c.unit_chunks["attention_1"] = 2; },
                "model.unit_chunks: unknown unit 'attention_1' (units: static_encoder, "
@@ -115,7 +144,7 @@ TFT_TEST(unit_chunk_rules) {
   c.unit_chunks["attention_1"] = 3;
   c.validate();
   assert_int_equal(c.chunks_for("attention_1"), 3);
-  assert_int_equal(c.chunks_for("attention_0"), ModelConfig::default_unit_chunks("attention_0"));
+  assert_int_equal(c.chunks_for("attention_0"), c.default_unit_chunks("attention_0"));
 }
 
 TFT_TEST(units_and_variable_order) {
@@ -147,6 +176,7 @@ int main() {
       cmocka_unit_test(hyper_parameter_rules),
       cmocka_unit_test(quantile_rules),
       cmocka_unit_test(schema_rules),
+      cmocka_unit_test(default_chunks_follow_the_window_lengths),
       cmocka_unit_test(unit_chunk_rules),
       cmocka_unit_test(units_and_variable_order),
       cmocka_unit_test(automatic_embedding_width),

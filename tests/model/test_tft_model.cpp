@@ -416,8 +416,7 @@ TFT_TEST(chunk_counts_and_checkpointed_chunk_limits) {
   // Units: static, historical, future, lstm encoder, lstm decoder, attention_0, attention_1.
   assert_int_equal(model->chunk_count(0, 4), 3);
   assert_int_equal(model->chunk_count(0, 2), 2);  // two rows: two batch chunks at most
-  assert_int_equal(model->chunk_count(1, 4),
-                   tft::ModelConfig::default_unit_chunks("historical_encoder"));
+  assert_int_equal(model->chunk_count(1, 4), c.default_unit_chunks("historical_encoder"));
   assert_int_equal(model->chunk_count(4, 4), 5);
   assert_int_equal(model->chunk_count(6, 4), 8);
   TFT_ASSERT_THROWS_WITH(model->chunk_count(7, 4), tft::ConfigError, "unit 7 does not exist");
