@@ -301,6 +301,9 @@ const std::vector<Field>& fields() {
                       [](const TrainConfig& c) { return yaml_double_list(c.model.quantiles); },
                       [](TrainConfig& c, const YamlValue& v, const std::string& k,
                          const SetContext&) { c.model.quantiles = as_number_list(v, k); }});
+    f.push_back(choice<OutputInit>(
+        "model.output_init", [](TrainConfig& c) -> OutputInit& { return c.model.output_init; },
+        {OutputInit::Center, OutputInit::Uniform}));
     f.push_back(Field{
         "model.unit_chunks",
         [](const TrainConfig& c) { return unit_chunks_text(c.model.unit_chunks); },

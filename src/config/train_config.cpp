@@ -286,6 +286,7 @@ ModelConfig make_model_config(const TrainConfig& config, const InputSchema& sche
   m.lstm_layers = config.model.lstm_layers;
   m.decoder_layers = config.model.decoder_layers;
   m.quantiles = config.model.quantiles;
+  m.output_init = config.model.output_init;
   m.unit_chunks = config.model.unit_chunks;
   m.quantization.enabled = config.training.qat.enabled;
   m.quantization.weight_bits = config.training.qat.weight_bits;
@@ -337,8 +338,8 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
                            m.attention_heads == n.attention_heads && m.dropout == n.dropout &&
                            m.embedding_dropout == n.embedding_dropout &&
                            m.lstm_layers == n.lstm_layers && m.decoder_layers == n.decoder_layers &&
-                           m.quantiles == n.quantiles && m.unit_chunks == n.unit_chunks &&
-                           m.seasonality == n.seasonality;
+                           m.quantiles == n.quantiles && m.output_init == n.output_init &&
+                           m.unit_chunks == n.unit_chunks && m.seasonality == n.seasonality;
   const TrainingConfig& t = a.training;
   const TrainingConfig& u = b.training;
   const bool training_equal =

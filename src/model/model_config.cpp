@@ -223,6 +223,14 @@ std::int64_t ModelConfig::default_unit_chunks(const std::string& unit) const {
   return 4;  // attention_k
 }
 
+const char* to_string(OutputInit init) {
+  switch (init) {
+    case OutputInit::Uniform: return "uniform";
+    case OutputInit::Center: return "center";
+  }
+  return "uniform";
+}
+
 bool operator==(const QuantizationConfig& a, const QuantizationConfig& b) {
   return a.enabled == b.enabled && a.weight_bits == b.weight_bits &&
          a.activation_bits == b.activation_bits;

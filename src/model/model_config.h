@@ -65,6 +65,15 @@ struct QuantizationConfig {
 bool operator==(const QuantizationConfig& a, const QuantizationConfig& b);
 bool operator!=(const QuantizationConfig& a, const QuantizationConfig& b);
 
+// How the quantile head's weights start (QuantileHead).
+enum class OutputInit {
+  Uniform,  // "uniform": LibTorch's Linear rule, as every other linear layer
+  Center,   // "center": zero weights and biases, so that an untrained model forecasts the
+            // target's centre (the target normaliser's: the last value, the value one season
+            // back or the series' mean) for every quantile, and training learns the correction
+};
+const char* to_string(OutputInit init);
+
 struct ModelConfig {
   std::int64_t hidden_size = 64;
   std::int64_t attention_heads = 4;
@@ -76,6 +85,10 @@ struct ModelConfig {
   // Stacked attention blocks (units attention_0 .. attention_{decoder_layers-1}).
   std::int64_t decoder_layers = 1;
   std::vector<double> quantiles{0.1, 0.5, 0.9};
+  // Uniform here, where tests and benchmarks build models to compare one step's gradients
+  // (under Center every gradient but the head's is zero at the first step); a trainer's
+  // default is Center (ModelSettings::output_init).
+  OutputInit output_init = OutputInit::Uniform;
   std::int64_t encoder_length = 0;
   std::int64_t prediction_length = 0;
   InputSchema schema;

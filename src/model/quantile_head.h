@@ -16,6 +16,10 @@ class QuantileHeadImpl : public torch::nn::Module {
   // [..., hidden] -> [..., num_quantiles]
   torch::Tensor forward(const torch::Tensor& x);
 
+  // Zero weights and biases: every quantile forecasts 0 in the normalised target's units,
+  // which is the target's centre (OutputInit::Center).
+  void zero_projection();
+
  private:
   QuantizableLinear projection_;
 };

@@ -179,6 +179,7 @@ TFTModelImpl::TFTModelImpl(ModelConfig config) : config_(std::move(config)) {
   // The initial weights come from this thread's generators (a trainer's own), not from the
   // LibTorch default generator the constructors above drew from.
   initialize_parameters(*this, checkpoint::generator_for(c10::Device(c10::DeviceType::CPU)));
+  if (config_.output_init == OutputInit::Center) quantile_head_->zero_projection();
   if (config_.quantization.enabled) attach_fake_quantizers(*this, config_.quantization);
 }
 
