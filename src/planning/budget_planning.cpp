@@ -225,15 +225,18 @@ class BudgetPlanner {
     fit.bytes_per_row =
         static_cast<double>(floor_peak - half_peak) / static_cast<double>(batch_size_ - half);
     if (fit.bytes_per_row <= 0.0) return fit;
-    const double fixed = static_cast<double>(floor_peak) - fit.bytes_per_row * batch_size_;
+    double fixed = static_cast<double>(floor_peak) - fit.bytes_per_row * batch_size_;
     const auto peak_at = [&](std::int64_t rows) {
       return static_cast<std::int64_t>(fixed + fit.bytes_per_row * static_cast<double>(rows));
     };
-    std::int64_t rows = std::clamp<std::int64_t>(
-        static_cast<std::int64_t>(
-            std::floor((static_cast<double>(budget_) - fixed) / fit.bytes_per_row)),
-        0, batch_size_ - 1);
-    for (int probe = 0; probe < kBatchSizeProbes && rows >= 1; ++probe) {
+    const auto rows_within_budget = [&] {
+      return static_cast<std::int64_t>(
+          std::floor((static_cast<double>(budget_) - fixed) / fit.bytes_per_row));
+    };
+    std::int64_t rows = std::clamp<std::int64_t>(rows_within_budget(), 0, batch_size_ - 1);
+    std::int64_t last_rows = half, last_peak = half_peak;
+    // One row, the cheapest step, is always measured: no message names it unmeasured.
+    for (int probe = 0; (probe < kBatchSizeProbes || rows == 1) && rows >= 1; ++probe) {
       const std::int64_t peak = rows == half ? half_peak : floor(rows);
       if (peak <= budget_) return BatchFit{rows, peak, true, fit.bytes_per_row};
       if (rows == 1) {  // measured over the budget at one row: no batch size fits
@@ -241,9 +244,17 @@ class BudgetPlanner {
         fit.measured = true;
         return fit;
       }
-      const auto over = static_cast<double>(peak - budget_) / fit.bytes_per_row;
-      rows = std::max<std::int64_t>(
-          1, rows - std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(over))));
+      // The next guess follows the line through this measurement and the one before. The peak
+      // is not linear in the rows (what does not grow with them weighs more at a few rows), so
+      // the nearest two measurements predict the next better than the first slope did.
+      if (rows != last_rows && (peak > last_peak) == (rows > last_rows)) {
+        fit.bytes_per_row =
+            static_cast<double>(peak - last_peak) / static_cast<double>(rows - last_rows);
+        fixed = static_cast<double>(peak) - fit.bytes_per_row * static_cast<double>(rows);
+      }
+      last_rows = rows;
+      last_peak = peak;
+      rows = std::clamp<std::int64_t>(rows_within_budget(), 1, rows - 1);
     }
     // Out of probes: the extrapolation, where it fits.
     if (rows >= 1 && peak_at(rows) <= budget_) {

@@ -29,8 +29,9 @@
 // When nothing fits, MemoryBudgetError (one line, before any training): the smallest peak
 // any plan reaches at this batch size, the largest batch size that fits (the floor measured
 // at half the rows gives the cost per row; the batch size extrapolated from it is measured,
-// and lowered until it fits, at most kBatchSizeProbes times; the message says whether the
-// number was measured or extrapolated), and what else lowers the peak.
+// and lowered until it fits, at most kBatchSizeProbes times, each next guess from the line
+// through the last two measurements, and one row always measured; the message says whether
+// the number was measured or extrapolated), and what else lowers the peak.
 #pragma once
 
 #include <cstdint>
