@@ -28,6 +28,14 @@ AttentionBlockImpl::AttentionBlockImpl(int64_t hidden_size, int64_t heads, doubl
       output_gate_(register_module("output_gate", GateAddNorm(hidden_size, hidden_size, dropout))) {
 }
 
+std::int64_t query_chunk_count(std::int64_t key_only_steps, std::int64_t query_steps,
+                               std::int64_t chunks) {
+  if (key_only_steps <= 0) return chunks;
+  const std::int64_t pieces =
+      static_cast<std::int64_t>(split_span(0, key_only_steps, chunks).size());
+  return chunks_as_long_as(query_steps, key_only_steps, pieces, chunks);
+}
+
 AttentionBlockOutput AttentionBlockImpl::forward(
     const torch::Tensor& x, const torch::Tensor& temporal, const torch::Tensor& enrichment_context,
     int64_t query_start, const AttentionBlockSchedule& schedule, bool return_attention) {
@@ -35,10 +43,12 @@ AttentionBlockOutput AttentionBlockImpl::forward(
   TORCH_CHECK(query_start >= 0 && query_start < steps, "AttentionBlock: query_start ", query_start,
               " outside [0, ", steps, ")");
 
-  // Time chunks: the key-only steps before query_start, then the query chunks. Aligning the
-  // two means every query chunk's visible keys are whole pieces, passed as they are.
+  // Time chunks: the key-only steps before query_start, then the query chunks. Every query
+  // chunk's visible keys are whole pieces (all key-only pieces, and the query pieces up to its
+  // own), passed as they are.
   const std::vector<Span> head_spans = split_span(0, query_start, schedule.chunks);
-  const std::vector<Span> query_spans = split_span(query_start, steps, schedule.chunks);
+  const std::vector<Span> query_spans = split_span(
+      query_start, steps, query_chunk_count(query_start, steps - query_start, schedule.chunks));
   std::vector<Span> spans = head_spans;
   spans.insert(spans.end(), query_spans.begin(), query_spans.end());
   const size_t first_query_piece = head_spans.size();

@@ -12,8 +12,9 @@
 // query at position p sees keys 0..p (causal).
 //
 // Chunking (segment.h; the model gives a block that recomputes nothing one chunk):
-//  * the query positions [query_start, T) are split into `chunks` query chunks, the key-only
-//    positions [0, query_start) into up to `chunks` pieces of their own;
+//  * the key-only positions [0, query_start) are split into up to `chunks` pieces, the query
+//    positions [query_start, T) into query chunks about as long (query_chunk_count; all
+//    `chunks` when there are no key-only positions);
 //  * the time-distributed head (enrichment, key and value projections) runs once per piece,
 //    key-only pieces and query chunks alike; each returns its keys and values, and a query
 //    chunk also its enriched rows (the skip of the first gate/add/norm);
@@ -55,6 +56,14 @@ struct AttentionBlockSchedule {
     return segment_mode(recomputes(flag, chunk), same_partition);
   }
 };
+
+// The query chunks of a block with `key_only_steps` key-only steps cut into `chunks` pieces:
+// `chunks` without key-only steps, else chunks about as long as those pieces (at most
+// `chunks`). A query chunk is the block's smallest work: its attention, gate/add/norms and
+// feed-forward are four segments, so a short one costs operator calls and lowers no peak (on
+// the reference configuration, 24 query steps beside 168 key-only ones, one chunk of 24).
+std::int64_t query_chunk_count(std::int64_t key_only_steps, std::int64_t query_steps,
+                               std::int64_t chunks);
 
 struct AttentionBlockOutput {
   torch::Tensor output;     // [B, T - query_start, hidden]

@@ -1,6 +1,7 @@
 #include "model/model_config.h"
 
 #include "common/error.h"
+#include "model/segment.h"
 
 #include <algorithm>
 #include <cmath>
@@ -208,16 +209,10 @@ std::int64_t ModelConfig::default_unit_chunks(const std::string& unit) const {
   constexpr std::int64_t kMostDecoderChunks = 4;
   if (unit == kHistoricalEncoder || unit == kLstmEncoder) return kEncoderChunks;
   if (unit == kFutureEncoder || unit == kLstmDecoder) {
-    // Chunks about as long as the encoder's: a shorter one lowers no peak (the encoder's
-    // chunks are the largest) and costs operator calls. On the reference configuration
-    // (168 and 24 steps) one chunk instead of four left full's peak at 56.8 MiB and took
-    // 3,065 of its 22,217 calls away (BENCHMARKS.md, Operator calls).
-    if (encoder_length <= 0 || prediction_length <= 0) return kMostDecoderChunks;
-    const double encoder_chunk_steps =
-        static_cast<double>(encoder_length) / static_cast<double>(kEncoderChunks);
-    const auto chunks = static_cast<std::int64_t>(
-        std::llround(static_cast<double>(prediction_length) / encoder_chunk_steps));
-    return std::clamp<std::int64_t>(chunks, 1, kMostDecoderChunks);
+    // Chunks about as long as the encoder's, which are the largest. On the reference
+    // configuration (168 and 24 steps) one chunk instead of four left full's peak at 56.8 MiB
+    // and took 3,065 of its 22,217 calls away (BENCHMARKS.md, Operator calls).
+    return chunks_as_long_as(prediction_length, encoder_length, kEncoderChunks, kMostDecoderChunks);
   }
   if (unit == kStaticEncoder) return 1;
   return 4;  // attention_k

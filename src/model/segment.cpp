@@ -177,6 +177,16 @@ std::vector<Span> split_span(std::int64_t begin, std::int64_t end, std::int64_t 
 
 bool operator==(const Span& a, const Span& b) { return a.begin == b.begin && a.end == b.end; }
 
+std::int64_t chunks_as_long_as(std::int64_t steps, std::int64_t reference_steps,
+                               std::int64_t reference_chunks, std::int64_t most) {
+  if (steps <= 0 || reference_steps <= 0 || reference_chunks <= 0) return most;
+  const double reference_chunk_steps =
+      static_cast<double>(reference_steps) / static_cast<double>(reference_chunks);
+  const auto chunks =
+      static_cast<std::int64_t>(std::llround(static_cast<double>(steps) / reference_chunk_steps));
+  return std::clamp<std::int64_t>(chunks, 1, std::max<std::int64_t>(1, most));
+}
+
 TensorVector split_into_spans(const at::Tensor& t, int64_t dim, const std::vector<Span>& spans) {
   std::vector<int64_t> sizes;
   int64_t covered = 0;

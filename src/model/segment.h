@@ -41,6 +41,13 @@ std::vector<Span> split_span(std::int64_t begin, std::int64_t end, std::int64_t 
 
 bool operator==(const Span& a, const Span& b);
 
+// How many chunks cut `steps` into pieces about as long as those of `reference_steps` cut into
+// `reference_chunks`: round(steps / (reference_steps / reference_chunks)), from 1 to `most`.
+// A chunk shorter than the largest one lowers no peak (a checkpointed backward holds the
+// largest one recomputed) and costs operator calls. `most` when there is no reference.
+std::int64_t chunks_as_long_as(std::int64_t steps, std::int64_t reference_steps,
+                               std::int64_t reference_chunks, std::int64_t most);
+
 // Views of `t` along `dim`, one per span; the spans must tile [0, t.size(dim)) in order. All
 // pieces come from one autograd node whose backward concatenates their gradients once
 // (slicing each piece separately would scatter every piece's gradient into a zero tensor of

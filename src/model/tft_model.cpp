@@ -247,7 +247,8 @@ std::int64_t TFTModelImpl::chunk_count(std::size_t unit, std::int64_t batch_size
   // An attention block: the last one runs key-only pieces beside its query chunks (chunk i is
   // the i-th of each), the others query chunks over every step (attention_block.h).
   const bool last = unit + 1 == unit_names_.size();
-  return last ? std::max(pieces(encoder_steps), pieces(decoder_steps))
+  return last ? std::max(pieces(encoder_steps),
+                         query_chunk_count(encoder_steps, decoder_steps, configured))
               : pieces(encoder_steps + decoder_steps);
 }
 

@@ -295,9 +295,28 @@ TFT_TEST(attention_block_chunks_agree_with_one_chunk) {
   assert_true(a.attention.sizes() == torch::IntArrayRef({2, 3, 10}));
   assert_true(max_abs(a.output - b.output) < 1e-5);
   assert_true(max_abs(a.attention - b.attention) < 1e-6);
+  // 2 key-only pieces of one step, 4 query chunks of two: more query chunks than pieces.
+  assert_int_equal(tft::query_chunk_count(2, 8, 4), 4);
+  const auto c = block->forward(x, phi, ctx, 2, one, true);
+  const auto d = block->forward(x, phi, ctx, 2, four, true);
+  assert_true(max_abs(c.output - d.output) < 1e-5);
+  assert_true(max_abs(c.attention - d.attention) < 1e-6);
   auto all = block->forward(x, phi, ctx, 0, four, false);
   assert_true(all.output.sizes() == torch::IntArrayRef({2, 10, 8}));
   assert_false(all.attention.defined());
+}
+
+// The last block's query chunks are about as long as its key-only pieces, 1 to `chunks`.
+TFT_TEST(attention_query_chunks_follow_the_key_only_pieces) {
+  assert_int_equal(tft::query_chunk_count(168, 24, 4), 1);  // the reference: pieces of 42
+  assert_int_equal(tft::query_chunk_count(168, 72, 4), 2);  // 1.71 pieces
+  assert_int_equal(tft::query_chunk_count(24, 24, 4), 4);
+  assert_int_equal(tft::query_chunk_count(12, 5, 8), 3);   // 8 pieces of 1.5 steps
+  assert_int_equal(tft::query_chunk_count(7, 3, 4), 2);    // 4 pieces of 1.75 steps
+  assert_int_equal(tft::query_chunk_count(0, 192, 4), 4);  // no key-only steps: all chunks
+  assert_int_equal(tft::query_chunk_count(168, 1, 4), 1);
+  assert_int_equal(tft::chunks_as_long_as(24, 168, 8, 4), 1);
+  assert_int_equal(tft::chunks_as_long_as(24, 0, 8, 4), 4);  // no reference: the most
 }
 
 TFT_TEST(pinball_loss_values) {
@@ -406,6 +425,7 @@ int main() {
       cmocka_unit_test(attention_is_causal_and_rows_are_distributions),
       cmocka_unit_test(attention_heads_share_one_value_projection),
       cmocka_unit_test(attention_block_chunks_agree_with_one_chunk),
+      cmocka_unit_test(attention_query_chunks_follow_the_key_only_pieces),
       cmocka_unit_test(pinball_loss_values),
       cmocka_unit_test(kept_and_checkpointed_segments_give_identical_gradients),
       cmocka_unit_test(plain_graph_segments_give_gradients_within_rounding),
