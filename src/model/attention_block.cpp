@@ -25,15 +25,22 @@ AttentionBlockImpl::AttentionBlockImpl(int64_t hidden_size, int64_t heads, doubl
           register_module("post_attention", GateAddNorm(hidden_size, hidden_size, dropout))),
       feed_forward_(register_module(
           "feed_forward", GatedResidualNetwork(hidden_size, hidden_size, hidden_size, dropout))),
-      output_gate_(register_module("output_gate", GateAddNorm(hidden_size, hidden_size, dropout))) {
-}
+      output_gate_(register_module("output_gate", GateAddNorm(hidden_size, hidden_size, dropout))),
+      hidden_size_(hidden_size) {}
 
 std::int64_t query_chunk_count(std::int64_t key_only_steps, std::int64_t query_steps,
-                               std::int64_t chunks) {
-  if (key_only_steps <= 0) return chunks;
-  const std::int64_t pieces =
-      static_cast<std::int64_t>(split_span(0, key_only_steps, chunks).size());
-  return chunks_as_long_as(query_steps, key_only_steps, pieces, chunks);
+                               std::int64_t chunks, std::int64_t hidden_size, std::int64_t heads) {
+  if (key_only_steps <= 0 || query_steps <= 0) return chunks;
+  const auto pieces = static_cast<double>(split_span(0, key_only_steps, chunks).size());
+  const double hidden_rows = kHiddenRowsPerStep * static_cast<double>(hidden_size);
+  const double piece_rows = static_cast<double>(key_only_steps) / pieces * hidden_rows;
+  const double query_step_rows =
+      hidden_rows + kScoreRowsPerQuery * static_cast<double>(heads) *
+                        static_cast<double>(key_only_steps + query_steps);
+  const double steps_per_chunk = piece_rows / query_step_rows;
+  const auto count =
+      static_cast<std::int64_t>(std::llround(static_cast<double>(query_steps) / steps_per_chunk));
+  return std::clamp<std::int64_t>(count, 1, std::max<std::int64_t>(1, chunks));
 }
 
 AttentionBlockOutput AttentionBlockImpl::forward(
@@ -47,8 +54,10 @@ AttentionBlockOutput AttentionBlockImpl::forward(
   // chunk's visible keys are whole pieces (all key-only pieces, and the query pieces up to its
   // own), passed as they are.
   const std::vector<Span> head_spans = split_span(0, query_start, schedule.chunks);
-  const std::vector<Span> query_spans = split_span(
-      query_start, steps, query_chunk_count(query_start, steps - query_start, schedule.chunks));
+  const std::vector<Span> query_spans =
+      split_span(query_start, steps,
+                 query_chunk_count(query_start, steps - query_start, schedule.chunks, hidden_size_,
+                                   attention_->heads()));
   std::vector<Span> spans = head_spans;
   spans.insert(spans.end(), query_spans.begin(), query_spans.end());
   const size_t first_query_piece = head_spans.size();

@@ -13,8 +13,8 @@
 //
 // Chunking (segment.h; the model gives a block that recomputes nothing one chunk):
 //  * the key-only positions [0, query_start) are split into up to `chunks` pieces, the query
-//    positions [query_start, T) into query chunks about as long (query_chunk_count; all
-//    `chunks` when there are no key-only positions);
+//    positions [query_start, T) into query chunks that keep about as much (query_chunk_count;
+//    all `chunks` when there are no key-only positions);
 //  * the time-distributed head (enrichment, key and value projections) runs once per piece,
 //    key-only pieces and query chunks alike; each returns its keys and values, and a query
 //    chunk also its enriched rows (the skip of the first gate/add/norm);
@@ -57,13 +57,20 @@ struct AttentionBlockSchedule {
   }
 };
 
-// The query chunks of a block with `key_only_steps` key-only steps cut into `chunks` pieces:
-// `chunks` without key-only steps, else chunks about as long as those pieces (at most
-// `chunks`). A query chunk is the block's smallest work: its attention, gate/add/norms and
-// feed-forward are four segments, so a short one costs operator calls and lowers no peak (on
-// the reference configuration, 24 query steps beside 168 key-only ones, one chunk of 24).
+// The query chunks of a block whose `key_only_steps` key-only steps are cut into `chunks`
+// pieces: `chunks` without key-only steps; else as few as keep a query chunk's saved rows about
+// those of a piece (1 to `chunks`). Each query chunk is four segments (attention, two
+// gate/add/norms, feed-forward), so one smaller than a piece lowers no peak and costs operator
+// calls. Rows per step, estimated from the code: a key-only piece keeps about
+// kHiddenRowsPerStep rows of `hidden_size` (the enrichment GRN's, the keys' and values'); a
+// query step as many plus kScoreRowsPerQuery rows of heads x T (the scores, their softmax and
+// its dropout, over all T steps). So the attention decides on narrow models: the reference
+// configuration (hidden 160, 4 heads, 168 + 24 steps) gets one query chunk of 24 steps, the
+// host-bound one (hidden 16) keeps four.
+inline constexpr double kHiddenRowsPerStep = 10.0;
+inline constexpr double kScoreRowsPerQuery = 3.0;
 std::int64_t query_chunk_count(std::int64_t key_only_steps, std::int64_t query_steps,
-                               std::int64_t chunks);
+                               std::int64_t chunks, std::int64_t hidden_size, std::int64_t heads);
 
 struct AttentionBlockOutput {
   torch::Tensor output;     // [B, T - query_start, hidden]
@@ -87,6 +94,7 @@ class AttentionBlockImpl : public torch::nn::Module {
   GateAddNorm post_attention_;
   GatedResidualNetwork feed_forward_;
   GateAddNorm output_gate_;
+  int64_t hidden_size_;
 };
 TORCH_MODULE(AttentionBlock);
 

@@ -248,7 +248,8 @@ std::int64_t TFTModelImpl::chunk_count(std::size_t unit, std::int64_t batch_size
   // the i-th of each), the others query chunks over every step (attention_block.h).
   const bool last = unit + 1 == unit_names_.size();
   return last ? std::max(pieces(encoder_steps),
-                         query_chunk_count(encoder_steps, decoder_steps, configured))
+                         query_chunk_count(encoder_steps, decoder_steps, configured,
+                                           config_.hidden_size, config_.attention_heads))
               : pieces(encoder_steps + decoder_steps);
 }
 

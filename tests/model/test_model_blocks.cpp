@@ -296,7 +296,7 @@ TFT_TEST(attention_block_chunks_agree_with_one_chunk) {
   assert_true(max_abs(a.output - b.output) < 1e-5);
   assert_true(max_abs(a.attention - b.attention) < 1e-6);
   // 2 key-only pieces of one step, 4 query chunks of two: more query chunks than pieces.
-  assert_int_equal(tft::query_chunk_count(2, 8, 4), 4);
+  assert_int_equal(tft::query_chunk_count(2, 8, 4, 8, 2), 4);
   const auto c = block->forward(x, phi, ctx, 2, one, true);
   const auto d = block->forward(x, phi, ctx, 2, four, true);
   assert_true(max_abs(c.output - d.output) < 1e-5);
@@ -306,15 +306,18 @@ TFT_TEST(attention_block_chunks_agree_with_one_chunk) {
   assert_false(all.attention.defined());
 }
 
-// The last block's query chunks are about as long as its key-only pieces, 1 to `chunks`.
+// The last block's query chunks keep about as much as its key-only pieces, 1 to `chunks`.
 TFT_TEST(attention_query_chunks_follow_the_key_only_pieces) {
-  assert_int_equal(tft::query_chunk_count(168, 24, 4), 1);  // the reference: pieces of 42
-  assert_int_equal(tft::query_chunk_count(168, 72, 4), 2);  // 1.71 pieces
-  assert_int_equal(tft::query_chunk_count(24, 24, 4), 4);
-  assert_int_equal(tft::query_chunk_count(12, 5, 8), 3);   // 8 pieces of 1.5 steps
-  assert_int_equal(tft::query_chunk_count(7, 3, 4), 2);    // 4 pieces of 1.75 steps
-  assert_int_equal(tft::query_chunk_count(0, 192, 4), 4);  // no key-only steps: all chunks
-  assert_int_equal(tft::query_chunk_count(168, 1, 4), 1);
+  // The reference configuration: pieces of 42 steps at hidden 160 hold 67,200 rows, a query
+  // step 1,600 + 3 x 4 x 192 = 3,904: one chunk of 24 steps. At hidden 16 (host-bound) a
+  // piece holds 6,720, a query step 2,464: 9 chunks of 2.7 steps, at most 4.
+  assert_int_equal(tft::query_chunk_count(168, 24, 4, 160, 4), 1);
+  assert_int_equal(tft::query_chunk_count(168, 24, 4, 16, 4), 4);
+  assert_int_equal(tft::query_chunk_count(168, 48, 4, 160, 4), 3);   // 3.0 chunks of 16 steps
+  assert_int_equal(tft::query_chunk_count(168, 24, 4, 160, 16), 4);  // more heads, more scores
+  assert_int_equal(tft::query_chunk_count(7, 3, 4, 8, 2), 3);
+  assert_int_equal(tft::query_chunk_count(0, 192, 4, 160, 4), 4);  // no key-only steps
+  assert_int_equal(tft::query_chunk_count(168, 1, 4, 160, 4), 1);
   assert_int_equal(tft::chunks_as_long_as(24, 168, 8, 4), 1);
   assert_int_equal(tft::chunks_as_long_as(24, 0, 8, 4), 4);  // no reference: the most
 }

@@ -411,7 +411,7 @@ TFT_TEST(chunk_counts_and_checkpointed_chunk_limits) {
   c.decoder_layers = 2;
   c.unit_chunks["static_encoder"] = 3;
   c.unit_chunks["lstm_decoder"] = 9;  // more than the 5 decoder steps: clamped
-  c.unit_chunks["attention_1"] = 8;   // the last block: 8 key-only pieces, 3 query chunks
+  c.unit_chunks["attention_1"] = 8;   // the last block: 8 key-only pieces, 5 query chunks
   TFTModel model(c);
   // Units: static, historical, future, lstm encoder, lstm decoder, attention_0, attention_1.
   assert_int_equal(model->chunk_count(0, 4), 3);
