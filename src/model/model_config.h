@@ -85,9 +85,9 @@ struct ModelConfig {
   // Stacked attention blocks (units attention_0 .. attention_{decoder_layers-1}).
   std::int64_t decoder_layers = 1;
   std::vector<double> quantiles{0.1, 0.5, 0.9};
-  // Uniform here, where tests and benchmarks build models to compare one step's gradients
-  // (under Center every gradient but the head's is zero at the first step); a trainer's
-  // default is Center (ModelSettings::output_init).
+  // Uniform, also for a trainer (ModelSettings::output_init). Tests and benchmarks that compare
+  // one step's gradients need it: under Center every gradient but the head's is zero at the
+  // first step.
   OutputInit output_init = OutputInit::Uniform;
   std::int64_t encoder_length = 0;
   std::int64_t prediction_length = 0;

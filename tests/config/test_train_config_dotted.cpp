@@ -43,7 +43,7 @@ TFT_TEST(test_dotted_get) {
       {"split.validation_steps", "60"},
       {"split.validation_fraction", "null"},
       {"model.quantiles", "[0.1, 0.5, 0.9]"},
-      {"model.output_init", "center"},
+      {"model.output_init", "uniform"},
       {"model.unit_chunks", "{attention_1: 2, lstm_encoder: 4}"},
       {"model.unit_chunks.lstm_encoder", "4"},
       {"checkpoint.strategy", "selective"},
@@ -77,9 +77,9 @@ TFT_TEST(test_dotted_set) {
   assert_int_equal(c.training.lr_warmup_steps, 500);
   tft::set_config_value(c, "model.embedding_dropout", "0.1");
   assert_true(c.model.embedding_dropout == 0.1);
-  assert_true(c.model.output_init == tft::OutputInit::Center);  // the trainer's default
-  tft::set_config_value(c, "model.output_init", "uniform");
-  assert_true(c.model.output_init == tft::OutputInit::Uniform);
+  assert_true(c.model.output_init == tft::OutputInit::Uniform);  // the default
+  tft::set_config_value(c, "model.output_init", "center");
+  assert_true(c.model.output_init == tft::OutputInit::Center);
   TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "model.output_init", "zero"), tft::ConfigError,
                          "model.output_init: unknown value \"zero\" (expected one of: center, "
                          "uniform)");
