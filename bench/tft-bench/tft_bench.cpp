@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
                "run every strategy with checkpoint.chunk_every_unit (every unit in its time "
                "chunks), where gradients must equal none's bit for bit (exit 3 otherwise)");
   app.add_flag("--list-ops", list_ops,
-               "print every operator of the counted step of 'none' (calls, FLOPs counted)");
+               "print every operator of each strategy's counted step (calls, FLOPs counted)");
   app.add_option("--json", json_path, "write results as JSON");
   app.add_option("--chart", chart_path, "write an SVG chart of memory saved vs overhead");
   app.add_option("--markdown", markdown_path, "write the table as Markdown");
@@ -322,7 +322,7 @@ int main(int argc, char** argv) {
     // operator's inputs, which slows them all).
     for (std::size_t k = 0; k < runners.size(); ++k) {
       Runner& r = runners[k];
-      const bool list = list_ops && k == 0;
+      const bool list = list_ops;
       bench::FlopCounter counter(/*record_all_ops=*/list);
       OperatorCounter ops("bench");
       train_step(r, warmup + steps, &ops);
