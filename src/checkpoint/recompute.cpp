@@ -207,7 +207,9 @@ class RecomputeFunction : public torch::autograd::Function<RecomputeFunction> {
     TensorVector to_save(inputs.begin(), inputs.end());
     to_save.insert(to_save.end(), params.begin(), params.end());
     for (const auto i : c10::irange(inputs.size())) {
-      if (!compresses(inputs[i], state->boundary)) continue;
+      if (i >= state->options.compressible_inputs || !compresses(inputs[i], state->boundary)) {
+        continue;
+      }
       CompressedInput record;
       record.input = i;
       record.payload = to_save.size();

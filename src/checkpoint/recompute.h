@@ -34,6 +34,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 
@@ -67,6 +68,10 @@ struct CheckpointOptions {
   // How the inputs are kept until backward; nothing: the dtype installed on the calling thread
   // (BoundaryDtypeScope), float32 when none is.
   std::optional<BoundaryDtype> boundary;
+  // How many of the leading inputs a compressed boundary may compress; the others are kept
+  // exactly, as parameters are (say, parameters stacked once per step and handed to every
+  // chunk as inputs: rounding them would change the function, not just its input).
+  std::size_t compressible_inputs = SIZE_MAX;
 };
 
 struct BoundarySetting;  // recompute.cpp

@@ -212,9 +212,11 @@ SegmentMode segment_mode(bool checkpointed, bool same_partition) {
   return same_partition ? SegmentMode::kKept : SegmentMode::kGraph;
 }
 
-TensorVector run_segment(SegmentFn fn, const TensorVector& inputs,
+TensorVector run_segment(SegmentFn fn, const TensorVector& given_inputs,
                          const std::vector<std::shared_ptr<torch::nn::Module>>& modules,
-                         SegmentMode mode) {
+                         SegmentMode mode, const TensorVector& step_tensors) {
+  TensorVector inputs = given_inputs;
+  inputs.insert(inputs.end(), step_tensors.begin(), step_tensors.end());
   // A plain graph needs neither the parameter list nor an autograd node of its own.
   if (mode == SegmentMode::kGraph) return fn(inputs);
   TensorVector params = parameters_of(modules);
@@ -247,6 +249,10 @@ TensorVector run_segment(SegmentFn fn, const TensorVector& inputs,
   if (mode == SegmentMode::kRecomputed) {
     checkpoint::CheckpointOptions options;
     options.modules = modules;
+    for (const auto& t : step_tensors) {
+      TORCH_CHECK(t.defined(), "run_segment: a step tensor is undefined");
+    }
+    options.compressible_inputs = present.size() - step_tensors.size();  // they come last
     return checkpoint::checkpoint(std::move(segment), present, params, std::move(options));
   }
   return KeptSegmentFunction::apply(at::TensorList(present), at::TensorList(params), &segment);

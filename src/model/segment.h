@@ -75,10 +75,16 @@ SegmentMode segment_mode(bool checkpointed, bool same_partition);
 // Runs `fn(inputs)` as one segment. `modules` are the modules `fn` runs: their parameters are
 // the segment's parameters (deduplicated) and their train/eval flags are restored for a
 // recompute. Without grad mode, or when nothing requires grad, this is fn(inputs) in every mode.
+//
+// `step_tensors` are tensors made from the modules' parameters once per step for all the
+// unit's chunks (stacked weights, say): fn finds them after its inputs, the segment's gradient
+// reaches them like an input's, and a compressed boundary keeps them exact, as it keeps
+// parameters.
 checkpoint::TensorVector run_segment(checkpoint::SegmentFn fn,
                                      const checkpoint::TensorVector& inputs,
                                      const std::vector<std::shared_ptr<torch::nn::Module>>& modules,
-                                     SegmentMode mode);
+                                     SegmentMode mode,
+                                     const checkpoint::TensorVector& step_tensors = {});
 
 // Runs `fn` with grad mode on whenever `training` is, and returns its outputs detached when
 // grad mode was off on entry. For operators that pick their kernel by grad mode: LibTorch 2.x's

@@ -18,6 +18,7 @@
 #include <torch/utils.h>
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 #include <tuple>
 #include <utility>
@@ -296,17 +297,25 @@ TFTModelImpl::Selected TFTModelImpl::select_inputs(
     return selected;
   }
   selected.spans = split_span(0, steps, chunks(unit));
+  // Several chunks read the variables' GRN parameters stacked once for all of them
+  // (StackedVariableGrns); the segment finds them after its three inputs.
+  const TensorVector stacked = selected.spans.size() > 1 && selection->groups_variables()
+                                   ? selection->stacked_variable_grns().tensors()
+                                   : TensorVector{};
   TensorVector weights;
   for (std::size_t chunk = 0; chunk < selected.spans.size(); ++chunk) {
     const Span span = selected.spans[chunk];
     auto outputs = run_segment(
         [embedding, selection](const TensorVector& in) mutable {
-          VariableSelectionOutput s = selection->select(embedding->embed(in[0], in[1]), in[2]);
+          std::optional<StackedVariableGrns> stacked;
+          if (in.size() > 3) stacked = StackedVariableGrns::from(in, 3);
+          VariableSelectionOutput s = selection->select(embedding->embed(in[0], in[1]), in[2],
+                                                        stacked ? &*stacked : nullptr);
           return TensorVector{s.output, s.weights};
         },
         {slice_or_undefined(reals, 1, span), slice_or_undefined(categoricals, 1, span), context},
-        {embedding.ptr(), selection.ptr()},
-        segment_mode_of(unit, static_cast<std::int64_t>(chunk)));
+        {embedding.ptr(), selection.ptr()}, segment_mode_of(unit, static_cast<std::int64_t>(chunk)),
+        stacked);
     selected.features.push_back(std::move(outputs[0]));
     weights.push_back(std::move(outputs[1]));
   }

@@ -97,8 +97,39 @@ VariableSelectionOutput VariableSelectionNetworkImpl::forward(const torch::Tenso
   return select(variables, context);
 }
 
+std::vector<torch::Tensor> StackedVariableGrns::tensors() const {
+  return {w1, b1, w2, b2, wg, bg, norm_w, norm_b};
+}
+
+StackedVariableGrns StackedVariableGrns::from(const std::vector<torch::Tensor>& tensors,
+                                              std::size_t first) {
+  TORCH_CHECK(tensors.size() >= first + kTensors, "StackedVariableGrns: expected ", kTensors,
+              " tensors from index ", first, ", got ", tensors.size());
+  const auto at = [&](std::size_t k) { return tensors[first + k]; };
+  return {at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)};
+}
+
+bool VariableSelectionNetworkImpl::groups_variables() const {
+  return !variable_grns_.front()->fc1()->quantized();
+}
+
+StackedVariableGrns VariableSelectionNetworkImpl::stacked_variable_grns() const {
+  const auto param = [&](const Getter& get) { return stacked(variable_grns_, get); };
+  StackedVariableGrns s;
+  s.w1 = param([](const auto& g) { return g.fc1()->weight; });  // [n, out, in]
+  s.b1 = param([](const auto& g) { return g.fc1()->bias; });
+  s.w2 = param([](const auto& g) { return g.fc2()->weight; });
+  s.b2 = param([](const auto& g) { return g.fc2()->bias; });
+  s.wg = param([](const auto& g) { return g.gate_norm()->gate()->linear()->weight; });
+  s.bg = param([](const auto& g) { return g.gate_norm()->gate()->linear()->bias; });
+  s.norm_w = param([](const auto& g) { return g.gate_norm()->norm()->weight; });
+  s.norm_b = param([](const auto& g) { return g.gate_norm()->norm()->bias; });
+  return s;
+}
+
 VariableSelectionOutput VariableSelectionNetworkImpl::select(const EmbeddedVariables& embedded,
-                                                             const torch::Tensor& context) {
+                                                             const torch::Tensor& context,
+                                                             const StackedVariableGrns* stacked) {
   const int64_t n_reals = embedded.num_reals(), n_dense = embedded.num_dense();
   TORCH_CHECK(n_reals + n_dense == num_inputs_, "VariableSelectionNetwork: expected ", num_inputs_,
               " variables, got ", n_reals, " reals and ", n_dense, " others");
@@ -113,7 +144,7 @@ VariableSelectionOutput VariableSelectionNetworkImpl::select(const EmbeddedVaria
                   embedded.dense.sizes().slice(0, leading.size()) == c10::IntArrayRef(leading),
               "VariableSelectionNetwork: reals ", embedded.reals.sizes(), " and embedded ",
               embedded.dense.sizes(), " disagree on their leading axes");
-  if (variable_grns_.front()->fc1()->quantized()) return select_quantized(embedded, context);
+  if (!groups_variables()) return select_quantized(embedded, context);
   int64_t rows = 1;
   for (const int64_t size : leading) rows *= size;
 
@@ -121,7 +152,8 @@ VariableSelectionOutput VariableSelectionNetworkImpl::select(const EmbeddedVaria
   std::vector<int64_t> output_shape = leading;
   output_shape.push_back(hidden_size_);
   const torch::Tensor output =
-      weighted_variable_grns(embedded, weights.reshape({rows, num_inputs_}), rows);
+      weighted_variable_grns(embedded, weights.reshape({rows, num_inputs_}), rows,
+                             stacked != nullptr ? *stacked : stacked_variable_grns());
   return {output.view(output_shape), weights};
 }
 
@@ -175,20 +207,13 @@ torch::Tensor VariableSelectionNetworkImpl::selection_weights(const EmbeddedVari
 }
 
 torch::Tensor VariableSelectionNetworkImpl::weighted_variable_grns(
-    const EmbeddedVariables& embedded, const torch::Tensor& weights, int64_t rows) {
+    const EmbeddedVariables& embedded, const torch::Tensor& weights, int64_t rows,
+    const StackedVariableGrns& stacked) {
   const int64_t hidden = hidden_size_, n_reals = embedded.num_reals(),
                 n_dense = embedded.num_dense();
-  const auto param = [&](const Getter& get) { return stacked(variable_grns_, get); };
-  const torch::Tensor w1 = param([](const auto& g) { return g.fc1()->weight; });  // [n, out, in]
-  const torch::Tensor b1 = param([](const auto& g) { return g.fc1()->bias; });
-  const torch::Tensor w2 = param([](const auto& g) { return g.fc2()->weight; });
-  const torch::Tensor b2 = param([](const auto& g) { return g.fc2()->bias; });
-  const torch::Tensor wg =
-      param([](const auto& g) { return g.gate_norm()->gate()->linear()->weight; });
-  const torch::Tensor bg =
-      param([](const auto& g) { return g.gate_norm()->gate()->linear()->bias; });
-  const torch::Tensor norm_w = param([](const auto& g) { return g.gate_norm()->norm()->weight; });
-  const torch::Tensor norm_b = param([](const auto& g) { return g.gate_norm()->norm()->bias; });
+  const torch::Tensor &w1 = stacked.w1, &b1 = stacked.b1, &w2 = stacked.w2, &b2 = stacked.b2,
+                      &wg = stacked.wg, &bg = stacked.bg, &norm_w = stacked.norm_w,
+                      &norm_b = stacked.norm_b;
   const auto& first = *variable_grns_.front();
   const double eps = first.gate_norm()->norm()->options.eps();
   Dropout dropout = first.gate_norm()->gate()->dropout();  // the same rate in every GRN

@@ -21,6 +21,7 @@
 #include <torch/nn/module.h>
 #include <torch/nn/pimpl.h>
 
+#include <cstddef>
 #include <vector>
 
 namespace tft {
@@ -28,6 +29,21 @@ namespace tft {
 struct VariableSelectionOutput {
   torch::Tensor output;   // [..., hidden]
   torch::Tensor weights;  // [..., num_inputs], each row sums to 1
+};
+
+// The variables' GRN parameters stacked over the variables, [n, ...] each: what the grouped
+// products read. select() stacks them itself. A caller that runs select() on several pieces of
+// one step (time chunks) stacks them once and hands them to every piece: each stack is a node
+// whose backward splits its gradient n ways, so stacking per piece costs every piece about
+// 4 n operator calls per tensor, forward, recompute and backward.
+struct StackedVariableGrns {
+  static constexpr std::size_t kTensors = 8;
+  torch::Tensor w1, b1, w2, b2, wg, bg, norm_w, norm_b;
+
+  // The kTensors tensors, in the order above.
+  std::vector<torch::Tensor> tensors() const;
+  // The inverse of tensors(), from tensors[first, first + kTensors).
+  static StackedVariableGrns from(const std::vector<torch::Tensor>& tensors, std::size_t first);
 };
 
 class VariableSelectionNetworkImpl : public torch::nn::Module {
@@ -40,8 +56,16 @@ class VariableSelectionNetworkImpl : public torch::nn::Module {
   VariableSelectionOutput forward(const torch::Tensor& embedded, const torch::Tensor& context = {});
   // forward() from variables whose reals are not multiplied out; reals first, then the dense
   // variables, num_inputs in all, over the same leading axes [B, ...].
+  // `stacked`: stacked_variable_grns() of this step, or null to stack them here.
   VariableSelectionOutput select(const EmbeddedVariables& embedded,
-                                 const torch::Tensor& context = {});
+                                 const torch::Tensor& context = {},
+                                 const StackedVariableGrns* stacked = nullptr);
+
+  // Whether select() runs the variables' GRNs as one group (not under QAT, whose fake
+  // quantizers see each GRN's own layers): only then does it read stacked parameters.
+  bool groups_variables() const;
+  // The variables' GRN parameters stacked, part of the autograd graph like any use of them.
+  StackedVariableGrns stacked_variable_grns() const;
 
   int64_t num_inputs() const { return num_inputs_; }
   // Variable i's GRN and the weights GRN (null for a single variable), as the paper draws
@@ -55,7 +79,8 @@ class VariableSelectionNetworkImpl : public torch::nn::Module {
   // Every variable's GRN over the rows, summed with the selection weights [rows, n]: [rows,
   // hidden]. The GRNs' outputs [rows, n, hidden] are never kept (glu_add_norm_weighted).
   torch::Tensor weighted_variable_grns(const EmbeddedVariables& embedded,
-                                       const torch::Tensor& weights, int64_t rows);
+                                       const torch::Tensor& weights, int64_t rows,
+                                       const StackedVariableGrns& stacked);
   // select() with fake-quantized linear layers (QAT): each GRN through its own layers, since
   // the grouped products above fold the real embeddings into the first layer, where the
   // layer's input (which QAT quantizes) never exists.

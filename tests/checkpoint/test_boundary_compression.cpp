@@ -211,6 +211,36 @@ TFT_TEST(higher_order_gradients_need_float32_boundaries) {
                          c10::Error, "need float32 boundaries");
 }
 
+// Inputs past CheckpointOptions::compressible_inputs are kept exactly: a weight handed in as an
+// input (parameters stacked once per step, model/segment.h) is not rounded to the boundary
+// dtype. The activation holds bfloat16 values, so its own compression loses nothing: with the
+// weight kept exact the gradients are bitwise those of a float32 boundary.
+TFT_TEST(inputs_past_the_compressible_ones_are_kept_exact) {
+  const auto run = [](BoundaryDtype dtype, std::size_t compressible) {
+    torch::manual_seed(5);
+    const auto x = torch::randn({3, 4, 8}).to(torch::kBFloat16).to(torch::kFloat);
+    x.requires_grad_(true);
+    const auto w = torch::randn({8, 8}, torch::requires_grad());
+    const auto h = x * 2;        // an activation, still bfloat16-exact
+    const auto stacked = w * 1;  // made from a parameter, as a stack is
+    tft::checkpoint::CheckpointOptions options;
+    options.boundary = dtype;
+    options.compressible_inputs = compressible;
+    const auto y = tft::checkpoint::checkpoint(
+        [](const TensorVector& in) { return TensorVector{at::matmul(in[0], in[1]).tanh()}; },
+        {h, stacked}, {}, options)[0];
+    (y * y).sum().backward();
+    return std::vector<torch::Tensor>{x.grad().clone(), w.grad().clone()};
+  };
+  const auto exact = run(BoundaryDtype::kFloat32, SIZE_MAX);
+  const auto all_compressed = run(BoundaryDtype::kBFloat16, SIZE_MAX);
+  const auto weight_exact = run(BoundaryDtype::kBFloat16, 1);
+  for (size_t i = 0; i < exact.size(); ++i) {
+    assert_false(torch::equal(all_compressed[i], exact[i]));  // the weight was rounded
+    assert_true(torch::equal(weight_exact[i], exact[i]));
+  }
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bfloat16_round_trip_is_within_half_an_ulp),
@@ -222,6 +252,7 @@ int main() {
       cmocka_unit_test(the_installed_dtype_applies_when_the_options_name_none),
       cmocka_unit_test(in_place_change_of_a_compressed_input_is_detected),
       cmocka_unit_test(higher_order_gradients_need_float32_boundaries),
+      cmocka_unit_test(inputs_past_the_compressible_ones_are_kept_exact),
   };
   return cmocka_run_group_tests_name("boundary compression", tests, nullptr, nullptr);
 }

@@ -228,6 +228,44 @@ TFT_TEST(grouped_selection_equals_one_grn_per_variable) {
   }
 }
 
+// Chunks of one step read the variables' GRN parameters stacked once (StackedVariableGrns):
+// the same function, bit for bit, and the same gradients for every parameter.
+TFT_TEST(selection_from_parameters_stacked_once_equals_stacking_each_time) {
+  torch::manual_seed(4);
+  const std::vector<tft::CategoricalVariable> categoricals{{"a", 5, 3}};
+  const int64_t hidden = 8, n_reals = 2;
+  tft::InputEmbedding embedding(n_reals, categoricals, hidden);
+  tft::VariableSelectionNetwork vsn(n_reals + 1, hidden, 0.1, /*with_context=*/true);
+  vsn->eval();
+  assert_true(vsn->groups_variables());
+  const auto reals = torch::randn({3, 7, n_reals});
+  const auto codes = torch::randint(5, {3, 7, 1});
+  const auto context = torch::randn({3, hidden});
+  const auto grads_of = [&](bool stacked_once) {
+    for (auto& p : vsn->parameters()) p.mutable_grad() = torch::Tensor();
+    torch::Tensor total;
+    const tft::StackedVariableGrns stacked = vsn->stacked_variable_grns();
+    const auto from = tft::StackedVariableGrns::from(stacked.tensors(), 0);
+    for (int64_t piece = 0; piece < 7; piece += 4) {  // two time chunks of one step
+      const int64_t length = std::min<int64_t>(4, 7 - piece);
+      const auto out = vsn->select(
+          embedding->embed(reals.narrow(1, piece, length), codes.narrow(1, piece, length)), context,
+          stacked_once ? &from : nullptr);
+      const torch::Tensor part = (out.output * out.output).sum();
+      total = total.defined() ? total + part : part;
+    }
+    total.backward();
+    std::vector<torch::Tensor> grads{total.detach()};
+    for (const auto& p : vsn->parameters()) grads.push_back(p.grad().clone());
+    return grads;
+  };
+  const auto each_time = grads_of(false), once = grads_of(true);
+  assert_int_equal(each_time.size(), once.size());
+  for (size_t k = 0; k < once.size(); ++k) assert_true(torch::equal(each_time[k], once[k]));
+  TFT_ASSERT_THROWS_WITH(tft::StackedVariableGrns::from({torch::ones({1})}, 0), c10::Error,
+                         "expected 8 tensors");
+}
+
 TFT_TEST(mask_value_is_the_lowest_finite_value_of_the_dtype) {
   assert_true(tft::attention_mask_value(at::kFloat) ==
               static_cast<double>(std::numeric_limits<float>::lowest()));
@@ -424,6 +462,7 @@ int main() {
       cmocka_unit_test(embedding_dropout_masks_the_categoricals_in_training_only),
       cmocka_unit_test(selection_weights_are_distributions),
       cmocka_unit_test(grouped_selection_equals_one_grn_per_variable),
+      cmocka_unit_test(selection_from_parameters_stacked_once_equals_stacking_each_time),
       cmocka_unit_test(mask_value_is_the_lowest_finite_value_of_the_dtype),
       cmocka_unit_test(attention_is_causal_and_rows_are_distributions),
       cmocka_unit_test(attention_heads_share_one_value_projection),

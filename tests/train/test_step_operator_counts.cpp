@@ -6,6 +6,7 @@
 #include "common/operator_counter.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
+#include "model/variable_selection.h"
 #include "optim/fused_adam.h"
 
 #include "model/model_test_support.h"
@@ -14,6 +15,7 @@
 #include <torch/optim/adam.h>
 
 #include <cstdio>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -28,6 +30,7 @@ namespace {
 
 struct CountedStep {
   OperatorCounts forward, loss, backward, optimizer;
+  std::map<std::string, std::int64_t> by_operator;
   std::int64_t calls() const {
     return forward.calls + loss.calls + backward.calls + optimizer.calls;
   }
@@ -38,9 +41,11 @@ struct CountedStep {
 
 // One step of a fresh model (a warm-up step first: first calls allocate and may differ) with
 // `checkpointing`, counted by phase.
-CountedStep count_step(const CheckpointConfig& checkpointing) {
+CountedStep count_step(const CheckpointConfig& checkpointing,
+                       const std::map<std::string, std::int64_t>& unit_chunks = {}) {
   auto config = small_config(full_schema(), 24, 6);
   config.decoder_layers = 2;
+  config.unit_chunks = unit_chunks;
   TrainingSetup t(config, 8, 3);
   t.model->set_checkpointing(checkpointing);
   tft::FusedAdam optimizer(t.model->parameters(), torch::optim::AdamOptions(1e-3));
@@ -63,6 +68,7 @@ CountedStep count_step(const CheckpointConfig& checkpointing) {
   OperatorCounter ops("before");
   step(&ops);
   CountedStep counted;
+  counted.by_operator = ops.calls_by_operator();
   for (const auto& [name, counts] : ops.phases()) {
     if (name == "forward") counted.forward = counts;
     if (name == "loss") counted.loss = counts;
@@ -110,6 +116,22 @@ TFT_TEST(units_that_recompute_nothing_run_whole) {
   assert_int_equal(whole.loss.calls, full.loss.calls);
 }
 
+// A variable selection checkpointed in time chunks stacks its variables' GRN parameters once
+// per step and hands the stacks to every chunk: more chunks add the chunks' own stacks (the
+// embedded categoricals, in forward and recompute), not 8 more stacks of parameters each.
+TFT_TEST(chunked_variable_selection_stacks_its_parameters_once_per_step) {
+  const auto stacks = [](std::int64_t chunks) {
+    const CountedStep step =
+        count_step(CheckpointConfig::uniform(1), {{"historical_encoder", chunks}});
+    return step.by_operator.at("aten::stack");
+  };
+  const std::int64_t two = stacks(2), four = stacks(4);
+  std::printf("  aten::stack calls: %lld with 2 chunks, %lld with 4\n", static_cast<long long>(two),
+              static_cast<long long>(four));
+  assert_true(four > two);  // the embeddings' stacks are per chunk
+  assert_true(four - two < static_cast<std::int64_t>(tft::StackedVariableGrns::kTensors));
+}
+
 TFT_TEST(the_counter_tells_host_reads_from_reads_inside_kernels) {
   OperatorCounter ops("reads");
   const torch::Tensor t = at::ones({3});
@@ -133,6 +155,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_training_step_never_reads_a_value_back),
       cmocka_unit_test(units_that_recompute_nothing_run_whole),
+      cmocka_unit_test(chunked_variable_selection_stacks_its_parameters_once_per_step),
       cmocka_unit_test(the_counter_tells_host_reads_from_reads_inside_kernels),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
