@@ -2,7 +2,10 @@
 # Checks the hand-written C, C++ and C# sources against the house style, changing nothing:
 #   - clang-format (.clang-format at the root; the pinned clang-format wheel from PyPI, installed
 #     into $TFT_LINT_VENV, default ~/.cache/tftrain/venv-lint, so every machine formats alike);
-#   - no file over 500 lines unless a line near its top says why ("over 500 lines: <reason>").
+#   - no file over 500 lines unless a line near its top says why ("over 500 lines: <reason>");
+#   - the Python scripts pass pyflakes' checks (flake8 --select=F, pinned, in the same venv): a
+#     name used before it is bound or never defined fails only when a script runs, and the
+#     bench scripts run rarely (backtest_cost.py once read a module its own variable shadowed).
 # SWIG's output (bindings/go/internal/swig, bindings/csharp/generated) is generated, not written.
 #
 #   scripts/lint.sh          check; exit 1 with the offending files listed
@@ -16,6 +19,11 @@ if ! "$venv/bin/clang-format" --version 2>/dev/null | grep -q "version $clang_fo
   echo "lint: installing clang-format==$clang_format_version from PyPI into $venv" >&2
   [ -x "$venv/bin/python" ] || python3 -m venv "$venv" >&2
   "$venv/bin/pip" install -q "clang-format==$clang_format_version" >&2
+fi
+flake8_version=7.1.1
+if ! "$venv/bin/flake8" --version 2>/dev/null | grep -q "^$flake8_version "; then
+  echo "lint: installing flake8==$flake8_version from PyPI into $venv" >&2
+  "$venv/bin/pip" install -q "flake8==$flake8_version" >&2
 fi
 
 mapfile -t sources < <(git ls-files -- '*.c' '*.h' '*.cpp' '*.hpp' \
@@ -31,6 +39,12 @@ elif ! "$venv/bin/clang-format" --dry-run --Werror "${sources[@]}" 2>/tmp/tftrai
 fi
 rm -f /tmp/tftrain-lint.$$
 
+mapfile -t python_sources < <(git ls-files -- '*.py')
+if ! "$venv/bin/flake8" --select=F "${python_sources[@]}" >&2; then
+  echo "lint: pyflakes findings above (flake8 --select=F)" >&2
+  status=1
+fi
+
 mapfile -t long_files < <(git ls-files -- '*.c' '*.h' '*.cpp' '*.hpp' '*.go' '*.cs' '*.rs' '*.i' \
   ':!:bindings/go/internal/swig/*' ':!:bindings/csharp/generated/*' | xargs wc -l |
   awk '$2 != "total" && $1 > 500 { print $2 }')
@@ -40,5 +54,5 @@ for file in "${long_files[@]}"; do
     status=1
   fi
 done
-[ "$status" -eq 0 ] && echo "lint: ${#sources[@]} files formatted, none over 500 lines without a reason" >&2
+[ "$status" -eq 0 ] && echo "lint: ${#sources[@]} files formatted, ${#python_sources[@]} Python files clean, none over 500 lines without a reason" >&2
 exit "$status"

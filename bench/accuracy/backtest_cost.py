@@ -39,23 +39,23 @@ def main():
     base = [args.tft_train]
     common = ["--config", str(args.config), "--threads", "1"]
     full = runs.run_timed(base + common + ["--output", str(out / "full")])
-    runs = {"full_training_seconds": full}
+    results = {"full_training_seconds": full}
     for mode, extra in (("scratch", []), ("refit", ["--refit-epochs", str(args.refit_epochs)])):
-        wall = runs.run_timed(base + ["backtest"] + common + ["--folds", str(args.folds), "--mode", mode,
-                                                     "--output", str(out / mode)] + extra)
+        wall = runs.run_timed(base + ["backtest"] + common + ["--folds", str(args.folds), "--mode",
+                                                          mode, "--output", str(out / mode)] + extra)
         report = json.loads((out / mode / "backtest.json").read_text())
-        runs[mode] = {"wall_seconds": wall, "report": report}
+        results[mode] = {"wall_seconds": wall, "report": report}
     if args.json:
-        args.json.write_text(json.dumps(runs, indent=1) + "\n")
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
 
     def row(mode):
-        r = runs[mode]["report"]
+        r = results[mode]["report"]
         o = r["overall"]
         seasonal = o["seasonal_naive"]["q_risk_p50"] if o["seasonal_naive"] else float("nan")
         plural = "epoch" if args.refit_epochs == 1 else "epochs"
         label = mode if mode == "scratch" else f"refit ({args.refit_epochs} {plural} per refit)"
-        return (f"| {label} | {runs[mode]['wall_seconds']:.1f} | "
-                f"{runs[mode]['wall_seconds'] / full:.2f}x | {r['folds_beating_naive']} of "
+        return (f"| {label} | {results[mode]['wall_seconds']:.1f} | "
+                f"{results[mode]['wall_seconds'] / full:.2f}x | {r['folds_beating_naive']} of "
                 f"{r['finished_folds']} | {o['model']['q_risk_p50']:.4f} | "
                 f"{o['naive']['q_risk_p50']:.4f} | {seasonal:.4f} | "
                 f"{o['model']['q_risk_p90']:.4f} | {o['model']['interval_coverage']:.1%} |")

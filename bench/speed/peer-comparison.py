@@ -13,7 +13,6 @@ size or torch version: such a ratio compares machines, not trainers.
 """
 import argparse
 import json
-import sys
 
 from run_comparison import by_strategy, print_heading, run_differences
 
