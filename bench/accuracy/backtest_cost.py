@@ -3,7 +3,7 @@
 between folds (issue 42, docs/backtest.md).
 
     python3 bench/accuracy/backtest_cost.py TFT_TRAIN OUTPUT_DIR [--config FILE] [--folds 5]
-        [--refit-epochs 3] [--json FILE] [--update BENCHMARKS.md]
+        [--refit-epochs 3] [--json FILE] [--update BENCHMARKS.md] [--from-json FILE]
 
 Runs, one after the other with --threads 1: one `tft-train --config FILE` (the full training),
 then `tft-train backtest --folds K --mode scratch` and `--mode refit --refit-epochs N`. Reports
@@ -34,19 +34,37 @@ def main():
     parser.add_argument("--refit-epochs", type=int, default=3)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--update", type=Path)
+    parser.add_argument("--from-json", type=Path,
+                        help="write the section from a stored --json file instead of running")
     args = parser.parse_args()
+    if args.from_json:
+        results = json.loads(args.from_json.read_text())
+    else:
+        results = measure(args)
+        if args.json:
+            args.json.write_text(json.dumps(results, indent=1) + "\n")
+    text = section(results, args)
+    print(text)
+    if args.update:
+        marked_section.update_file(args.update, "backtest", text)
+
+
+def measure(args) -> dict:
     out = args.output_dir
     base = [args.tft_train]
     common = ["--config", str(args.config), "--threads", "1"]
     full = runs.run_timed(base + common + ["--output", str(out / "full")])
-    results = {"full_training_seconds": full}
+    results = {"full_training_seconds": full, "date": str(datetime.date.today())}
     for mode, extra in (("scratch", []), ("refit", ["--refit-epochs", str(args.refit_epochs)])):
         wall = runs.run_timed(base + ["backtest"] + common + ["--folds", str(args.folds), "--mode",
                                                           mode, "--output", str(out / mode)] + extra)
         report = json.loads((out / mode / "backtest.json").read_text())
         results[mode] = {"wall_seconds": wall, "report": report}
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=1) + "\n")
+    return results
+
+
+def section(results: dict, args) -> str:
+    full = results["full_training_seconds"]
 
     def row(mode):
         r = results[mode]["report"]
@@ -60,17 +78,16 @@ def main():
                 f"{o['naive']['q_risk_p50']:.4f} | {seasonal:.4f} | "
                 f"{o['model']['q_risk_p90']:.4f} | {o['model']['interval_coverage']:.1%} |")
 
-    text = (f"`python3 bench/accuracy/backtest_cost.py build/bin/tft-train OUT --config "
-            f"{args.config.relative_to(ROOT)} --folds {args.folds} --refit-epochs "
-            f"{args.refit_epochs}` ({datetime.date.today()}, `--threads 1`, one run at a time). "
-            f"One full training took {full:.1f} s.\n\n"
+    config = args.config.resolve()
+    shown = config.relative_to(ROOT) if config.is_relative_to(ROOT) else config
+    return (f"`python3 bench/accuracy/backtest_cost.py build/bin/tft-train OUT --config "
+            f"{shown} --folds {args.folds} --refit-epochs "
+            f"{args.refit_epochs}` ({results.get('date', datetime.date.today())}, `--threads 1`, "
+            f"one run at a time). One full training took {full:.1f} s.\n\n"
             "| backtest | wall s | / one training | folds beating naive | P50 q-risk | naive P50 | "
             "seasonal naive P50 | P90 q-risk | P10-P90 coverage |\n"
             "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
             + row("scratch") + "\n" + row("refit"))
-    print(text)
-    if args.update:
-        marked_section.update_file(args.update, "backtest", text)
 
 
 if __name__ == "__main__":
