@@ -1,5 +1,7 @@
 #include "model/quantizable_linear.h"
 
+#include "model/weight_casts.h"
+
 #include <ATen/ops/empty.h>
 #include <c10/util/Exception.h>
 #include <torch/csrc/autograd/grad_mode.h>
@@ -29,7 +31,7 @@ QuantizableLinearImpl::QuantizableLinearImpl(std::int64_t in_features, std::int6
 }
 
 at::Tensor QuantizableLinearImpl::effective_weight() {
-  return weight_quantizer_ ? weight_quantizer_->forward(weight) : weight;
+  return weight_quantizer_ ? weight_quantizer_->forward(weight) : product_operand(weight);
 }
 
 at::Tensor QuantizableLinearImpl::effective_input(const at::Tensor& x) {
@@ -44,7 +46,8 @@ at::Tensor QuantizableLinearImpl::effective_input(const at::Tensor& x) {
 at::Tensor QuantizableLinearImpl::forward(const at::Tensor& x) {
   // torch::nn::Linear's own function: for an input of more than 2 dimensions it multiplies and
   // then adds the bias, where at::linear fuses the bias into the product (other bits).
-  return torch::nn::functional::linear(effective_input(x), effective_weight(), bias);
+  return torch::nn::functional::linear(effective_input(x), effective_weight(),
+                                       weight_quantizer_ ? bias : product_operand(bias));
 }
 
 void QuantizableLinearImpl::attach_fake_quantizers(const QuantizationConfig& quantization) {

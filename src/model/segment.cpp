@@ -1,5 +1,7 @@
 #include "model/segment.h"
 
+#include "model/weight_casts.h"
+
 #include <ATen/Context.h>
 #include <ATen/core/ivalue.h>
 #include <ATen/ops/cat.h>
@@ -82,8 +84,14 @@ class KeptSegmentFunction : public torch::autograd::Function<KeptSegmentFunction
     }
     for (const auto i : c10::irange(params.size())) {
       if (!requires_grad(params[i])) continue;
-      if (auto accumulator = torch::autograd::impl::try_get_grad_accumulator(params[i])) {
-        state->targets.emplace_back(std::move(accumulator), 0);
+      // A parameter's gradient accumulator (when fn used it), or where the graph of a cast of
+      // one begins (weight_casts.h): the gradient is captured there, the cast's own backward
+      // runs once in the outer graph.
+      Edge target = params[i].is_leaf()
+                        ? Edge(torch::autograd::impl::try_get_grad_accumulator(params[i]), 0)
+                        : torch::autograd::impl::gradient_edge(params[i]);
+      if (target.function) {
+        state->targets.push_back(std::move(target));
         state->target_slot.push_back(state->num_inputs + i);
       }
     }
@@ -147,12 +155,14 @@ class KeptSegmentFunction : public torch::autograd::Function<KeptSegmentFunction
   }
 };
 
+// The modules' parameters, each as fn reads it: a parameter with a cast in this pass
+// (weight_casts.h) through its cast only, so that its gradient reaches it once, through the cast.
 TensorVector parameters_of(const std::vector<std::shared_ptr<torch::nn::Module>>& modules) {
   TensorVector params;
   std::unordered_set<const c10::TensorImpl*> seen;
   for (const auto& module : modules) {
     for (const auto& p : module->parameters(/*recurse=*/true)) {
-      if (seen.insert(p.unsafeGetTensorImpl()).second) params.push_back(p);
+      if (seen.insert(p.unsafeGetTensorImpl()).second) params.push_back(product_operand(p));
     }
   }
   return params;
@@ -224,10 +234,17 @@ TensorVector run_segment(SegmentFn fn, const TensorVector& given_inputs,
                         std::any_of(params.begin(), params.end(), requires_grad);
   if (!torch::autograd::GradMode::is_enabled() || !any_grad) return fn(inputs);
 
+  // A recompute in backward reads the pass's weight casts as the forward did.
+  SegmentFn segment = std::move(fn);
+  if (const auto& casts = ThreadSlot<WeightCasts>::current()) {
+    segment = [inner = std::move(segment), casts](const TensorVector& in) {
+      const WeightCastsScope installed(casts);
+      return inner(in);
+    };
+  }
   // LibTorch 1.13's custom autograd functions cannot take an undefined tensor argument
   // (VariableInfo asks it for its device), so absent optional inputs (say, no static
   // context) are left out of the argument list and put back in place for fn.
-  SegmentFn segment = std::move(fn);
   TensorVector present;
   if (std::all_of(inputs.begin(), inputs.end(), [](const at::Tensor& t) { return t.defined(); })) {
     present = inputs;

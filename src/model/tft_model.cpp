@@ -6,6 +6,7 @@
 #include "model/initialization.h"
 #include "model/quantizable_linear.h"
 #include "model/segment.h"
+#include "model/weight_casts.h"
 #include "model/unit_observer.h"
 
 #include <ATen/ops/amax.h>
@@ -36,11 +37,15 @@ namespace {
 TensorVector lstm_forward(torch::nn::LSTM& lstm, Dropout& between, const at::Tensor& input,
                           const at::Tensor& h, const at::Tensor& c) {
   const std::int64_t layers = lstm->options.num_layers();
+  // LibTorch's LSTM function over the weights as the pass's casts have them (weight_casts.h).
+  std::vector<at::Tensor> weights;
+  for (const at::Tensor& weight : lstm->all_weights()) weights.push_back(product_operand(weight));
   if (layers == 1 || !between->is_training() || between->p() == 0.0) {
-    auto [output, state] = lstm->forward(input, std::make_tuple(h, c));
-    return {output, std::get<0>(state), std::get<1>(state)};
+    auto [output, h_n, c_n] =
+        at::lstm(input, {h, c}, weights, lstm->options.bias(), layers, /*dropout=*/0.0,
+                 lstm->is_training(), /*bidirectional=*/false, lstm->options.batch_first());
+    return {output, h_n, c_n};
   }
-  const std::vector<at::Tensor> weights = lstm->all_weights();
   const std::int64_t per_layer = static_cast<std::int64_t>(weights.size()) / layers;
   at::Tensor x = input;
   std::vector<at::Tensor> hs, cs;
@@ -402,6 +407,11 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
   // Mixed precision: autocast from here to the outputs (each segment records this state for
   // its rerun in backward).
   const AutocastScope autocast(precision_, in.encoder_reals.device().type());
+  // ... and each weight that a product reads cast once for the whole pass (weight_casts.h).
+  std::optional<WeightCastsScope> weight_casts;
+  if (const std::optional<at::ScalarType> dtype = autocast_dtype(precision_)) {
+    weight_casts.emplace(std::make_shared<WeightCasts>(product_parameters(*this), *dtype));
+  }
 
   // Each unit's work, announced to a UnitObserver when one is installed (unit_observer.h).
   const auto observed = [](std::size_t unit, const auto& run) {

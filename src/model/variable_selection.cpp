@@ -15,6 +15,7 @@
 
 #include "nn/glu_add_norm.h"
 #include "nn/linear_dropout_linear.h"
+#include "model/weight_casts.h"
 #include "nn/precision.h"
 
 namespace tft {
@@ -114,7 +115,11 @@ bool VariableSelectionNetworkImpl::groups_variables() const {
 }
 
 StackedVariableGrns VariableSelectionNetworkImpl::stacked_variable_grns() const {
-  const auto param = [&](const Getter& get) { return stacked(variable_grns_, get); };
+  // The products' operands stacked, then cast once as a whole when the pass casts its weights
+  // (weight_casts.h); the norms' scale and shift stay float32.
+  const auto param = [&](const Getter& get) {
+    return cast_for_products(stacked(variable_grns_, get));
+  };
   StackedVariableGrns s;
   s.w1 = param([](const auto& g) { return g.fc1()->weight; });  // [n, out, in]
   s.b1 = param([](const auto& g) { return g.fc1()->bias; });
@@ -122,8 +127,9 @@ StackedVariableGrns VariableSelectionNetworkImpl::stacked_variable_grns() const 
   s.b2 = param([](const auto& g) { return g.fc2()->bias; });
   s.wg = param([](const auto& g) { return g.gate_norm()->gate()->linear()->weight; });
   s.bg = param([](const auto& g) { return g.gate_norm()->gate()->linear()->bias; });
-  s.norm_w = param([](const auto& g) { return g.gate_norm()->norm()->weight; });
-  s.norm_b = param([](const auto& g) { return g.gate_norm()->norm()->bias; });
+  const auto as_is = [&](const Getter& get) { return stacked(variable_grns_, get); };
+  s.norm_w = as_is([](const auto& g) { return g.gate_norm()->norm()->weight; });
+  s.norm_b = as_is([](const auto& g) { return g.gate_norm()->norm()->bias; });
   return s;
 }
 
@@ -196,7 +202,8 @@ torch::Tensor VariableSelectionNetworkImpl::selection_weights(const EmbeddedVari
   }
   const auto over_variables = [&](const QuantizableLinear& linear, int64_t width) {
     return with_width(
-        linear_over_variables(linear->weight, linear->bias, reals, embedded, dense, hidden_size_),
+        linear_over_variables(product_operand(linear->weight), product_operand(linear->bias), reals,
+                              embedded, dense, hidden_size_),
         width);
   };
   const torch::Tensor hidden = over_variables(grn.fc1(), hidden_size_);

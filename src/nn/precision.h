@@ -45,10 +45,10 @@ at::Tensor reduced_to_float(const at::Tensor& t);
 at::Tensor softmax_in_float(const at::Tensor& x, std::int64_t dim);
 
 // Autocast on `device` for this scope, in `precision`'s dtype (nothing for Float32); the
-// previous state comes back at the end. Autocast's cache of cast weights stays off inside:
-// a weight cast once per use keeps every checkpoint strategy's arithmetic the same (a cached
-// cast would sum a weight's gradient over its uses in bfloat16 unless the use is recomputed),
-// and no cast copy can outlive an optimizer step.
+// previous state comes back at the end. Autocast's cache of cast weights stays off inside: a
+// cast cached in a checkpointed segment's graph-free first pass would have no graph, and the
+// cache outlives the step. The model casts its weights once per pass itself, in the graph
+// (model/weight_casts.h); what autocast casts here is the activations.
 class AutocastScope {
  public:
   AutocastScope(Precision precision, c10::DeviceType device);
