@@ -13,9 +13,9 @@
 
 #include <functional>
 
+#include "model/weight_casts.h"
 #include "nn/glu_add_norm.h"
 #include "nn/linear_dropout_linear.h"
-#include "model/weight_casts.h"
 #include "nn/precision.h"
 
 namespace tft {
@@ -106,8 +106,8 @@ StackedVariableGrns StackedVariableGrns::from(const std::vector<torch::Tensor>& 
                                               std::size_t first) {
   TORCH_CHECK(tensors.size() >= first + kTensors, "StackedVariableGrns: expected ", kTensors,
               " tensors from index ", first, ", got ", tensors.size());
-  const auto at = [&](std::size_t k) { return tensors[first + k]; };
-  return {at(0), at(1), at(2), at(3), at(4), at(5), at(6), at(7)};
+  const auto tensor = [&](std::size_t k) { return tensors[first + k]; };
+  return {tensor(0), tensor(1), tensor(2), tensor(3), tensor(4), tensor(5), tensor(6), tensor(7)};
 }
 
 bool VariableSelectionNetworkImpl::groups_variables() const {
