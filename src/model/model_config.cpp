@@ -196,9 +196,23 @@ std::vector<std::string> ModelConfig::unit_names() const {
   return names;
 }
 
-std::int64_t ModelConfig::chunks_for(const std::string& unit) const {
+std::int64_t ModelConfig::chunks_for(const std::string& unit, std::int64_t batch_size) const {
   const auto it = unit_chunks.find(unit);
-  return it != unit_chunks.end() ? it->second : default_unit_chunks(unit);
+  if (it != unit_chunks.end()) return it->second;
+  const std::int64_t most = default_unit_chunks(unit);
+  std::int64_t steps = 0;  // along the unit's chunked axis
+  if (unit == kHistoricalEncoder || unit == kLstmEncoder) {
+    steps = encoder_length;
+  } else if (unit == kFutureEncoder || unit == kLstmDecoder) {
+    steps = prediction_length;
+  } else if (unit.rfind(kAttentionPrefix, 0) == 0) {
+    steps = encoder_length + prediction_length;  // keys and values span every step
+  } else {
+    return most;  // static_encoder: its chunks split the batch, which it keeps whole
+  }
+  const std::int64_t elements = std::max<std::int64_t>(batch_size, 1) * steps * hidden_size;
+  return std::clamp<std::int64_t>(elements / std::max<std::int64_t>(min_chunk_elements, 1), 1,
+                                  std::max<std::int64_t>(most, 1));
 }
 
 std::int64_t ModelConfig::default_unit_chunks(const std::string& unit) const {

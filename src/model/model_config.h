@@ -93,10 +93,19 @@ struct ModelConfig {
   std::int64_t prediction_length = 0;
   InputSchema schema;
   // Time chunks per unit name (see unit_names()); a unit that is absent gets
-  // default_unit_chunks(). Each chunk is one checkpoint segment; a count above the unit's
-  // number of time steps is clamped to it. static_encoder has no time axis: its chunks split
-  // the batch.
+  // default_unit_chunks(), fewer for small batches (chunks_for). Each chunk is one checkpoint
+  // segment; a count above the unit's number of time steps is clamped to it. static_encoder has no
+  // time axis: its chunks split the batch.
   std::map<std::string, std::int64_t> unit_chunks;
+  // A chunk costs the same operator calls (kernel launches on a GPU) whatever its size, and
+  // saves at most its own activations. Below this size a [rows, steps, hidden] tensor is
+  // 32 KiB in float32 and a unit's chunk keeps a few dozen of them, a megabyte or two: less
+  // than its hundreds of extra calls are worth (BENCHMARKS.md, Operator calls, the host-bound
+  // configuration). The reference configuration's chunks hold 26 times as much. Not a
+  // configuration key and not saved: the model tests set 1 so that their small shapes keep
+  // the default chunks they exercise.
+  std::int64_t min_chunk_elements = kDefaultMinChunkElements;
+  static constexpr std::int64_t kDefaultMinChunkElements = 8192;
   // Fake quantizers on the linear layers; disabled: a float model with no quantizer state.
   QuantizationConfig quantization;
 
@@ -107,8 +116,10 @@ struct ModelConfig {
   // The checkpointable units in forward order: static_encoder, historical_encoder,
   // future_encoder, lstm_encoder, lstm_decoder, attention_0 .. attention_{decoder_layers-1}.
   std::vector<std::string> unit_names() const;
-  // unit_chunks[name] if present, else default_unit_chunks(name).
-  std::int64_t chunks_for(const std::string& unit) const;
+  // Time chunks of `unit` when it runs in chunks, for a batch of batch_size rows:
+  // unit_chunks[name] if present, else default_unit_chunks(name), fewer where a chunk would
+  // hold fewer than min_chunk_elements (rows x steps x hidden) a tensor.
+  std::int64_t chunks_for(const std::string& unit, std::int64_t batch_size) const;
   // Defaults tuned on the reference configuration (hidden 160, encoder 168, horizon 24):
   // see default_unit_chunks() in model_config.cpp for the numbers and why. The decoder's
   // units depend on encoder_length and prediction_length.

@@ -228,15 +228,15 @@ bool TFTModelImpl::runs_in_chunks(std::size_t unit) const {
   return torch::autograd::GradMode::is_enabled() && checkpointed(unit, 0);
 }
 
-int64_t TFTModelImpl::chunks(std::size_t unit) const {
-  return runs_in_chunks(unit) ? config_.chunks_for(unit_names_.at(unit)) : 1;
+int64_t TFTModelImpl::chunks(std::size_t unit, int64_t batch_size) const {
+  return runs_in_chunks(unit) ? config_.chunks_for(unit_names_.at(unit), batch_size) : 1;
 }
 
 std::int64_t TFTModelImpl::chunk_count(std::size_t unit, std::int64_t batch_size) const {
   if (unit >= unit_names_.size()) {
     throw ConfigError("chunk_count: unit " + std::to_string(unit) + " does not exist");
   }
-  const std::int64_t configured = config_.chunks_for(unit_names_[unit]);
+  const std::int64_t configured = config_.chunks_for(unit_names_[unit], batch_size);
   const auto pieces = [&](std::int64_t length) {
     return std::max<std::int64_t>(
         1, static_cast<std::int64_t>(split_span(0, length, configured).size()));
@@ -268,7 +268,7 @@ StaticContexts TFTModelImpl::encode_static(const TFTBatch& batch, int64_t batch_
   }
   TensorVector parts[5];
   // No time axis here: the chunks split the batch.
-  const std::vector<Span> spans = split_span(0, batch_size, chunks(kStaticUnit));
+  const std::vector<Span> spans = split_span(0, batch_size, chunks(kStaticUnit, batch_size));
   for (std::size_t chunk = 0; chunk < spans.size(); ++chunk) {
     const Span span = spans[chunk];
     auto outputs = run_segment(
@@ -301,7 +301,7 @@ TFTModelImpl::Selected TFTModelImpl::select_inputs(
     selected.weights = at::empty({batch_size, steps, 0}, options);
     return selected;
   }
-  selected.spans = split_span(0, steps, chunks(unit));
+  selected.spans = split_span(0, steps, chunks(unit, batch_size));
   // Several chunks read the variables' GRN parameters stacked once for all of them
   // (StackedVariableGrns); the segment finds them after its three inputs.
   const TensorVector stacked = selected.spans.size() > 1 && selection->groups_variables()
@@ -334,7 +334,8 @@ TFTModelImpl::Encoded TFTModelImpl::run_lstm(std::size_t unit, torch::nn::LSTM& 
   // The LSTM runs chunk by chunk, each chunk starting from the previous chunk's final (h, c):
   // the same recurrence as one pass over all steps, but a checkpointed chunk keeps only its
   // input piece and its starting state.
-  const std::vector<Span> spans = split_span(0, inputs.spans.back().end, chunks(unit));
+  const std::vector<Span> spans =
+      split_span(0, inputs.spans.back().end, chunks(unit, inputs.features.front().size(0)));
   const TensorVector pieces = rechunk(inputs.features, inputs.spans, spans, 1);
   Encoded encoded;
   for (std::size_t chunk = 0; chunk < pieces.size(); ++chunk) {
@@ -457,7 +458,7 @@ TFTOutput TFTModelImpl::forward(const TFTBatch& batch) {
     const std::size_t unit = kFirstAttentionUnit + k;
     const bool last = k + 1 == attention_blocks_.size();
     AttentionBlockSchedule schedule;
-    schedule.chunks = chunks(unit);
+    schedule.chunks = chunks(unit, x.size(0));
     schedule.checkpoint_block = checkpointing_.should_checkpoint(unit);
     if (const auto limit = chunk_limits_.find(unit); limit != chunk_limits_.end()) {
       schedule.checkpointed_chunks = limit->second;

@@ -135,8 +135,9 @@ class TFTModelImpl : public torch::nn::Module {
   // Whether the unit runs in its configured chunks: checkpoint.chunk_every_unit, or grad mode
   // is on and some of them recompute (its first ones, when any does).
   bool runs_in_chunks(std::size_t unit) const;
-  // The chunks the unit runs in now: its configured count when runs_in_chunks, else 1.
-  int64_t chunks(std::size_t unit) const;
+  // The chunks the unit runs in now for a batch of batch_size rows: ModelConfig::chunks_for
+  // when runs_in_chunks, else 1.
+  int64_t chunks(std::size_t unit, int64_t batch_size) const;
 
   StaticContexts encode_static(const TFTBatch& batch, int64_t batch_size);
   Selected select_inputs(std::size_t unit, InputEmbedding& embedding,

@@ -129,8 +129,31 @@ TFT_TEST(default_chunks_follow_the_window_lengths) {
   c.unit_chunks["future_encoder"] = 3;  // a configured count wins
   c.encoder_length = 168;
   c.prediction_length = 24;
-  assert_int_equal(c.chunks_for("future_encoder"), 3);
-  assert_int_equal(c.chunks_for("lstm_decoder"), 1);
+  assert_int_equal(c.chunks_for("future_encoder", 64), 3);
+  assert_int_equal(c.chunks_for("lstm_decoder", 64), 1);
+}
+
+// A default chunk holds at least min_chunk_elements (rows x steps x hidden) a tensor: small
+// batches and narrow models run in fewer chunks; a configured count is kept whatever the size.
+TFT_TEST(default_chunks_shrink_to_hold_a_minimum_size) {
+  ModelConfig c = valid_config();
+  c.encoder_length = 168;
+  c.prediction_length = 24;
+  c.hidden_size = 160;
+  // The reference (batch 64): 21-step encoder chunks of 215,040 elements, the defaults.
+  assert_int_equal(c.chunks_for("historical_encoder", 64), 8);
+  assert_int_equal(c.chunks_for("attention_0", 64), 4);
+  c.hidden_size = 16;  // the host-bound configuration, batch 8: 21,504 encoder elements
+  assert_int_equal(c.chunks_for("historical_encoder", 8),
+                   21504 / ModelConfig::kDefaultMinChunkElements);
+  assert_int_equal(c.chunks_for("lstm_encoder", 8), 2);
+  assert_int_equal(c.chunks_for("attention_0", 8), 3);  // 192 steps: 24,576 elements
+  assert_int_equal(c.chunks_for("future_encoder", 8), 1);
+  assert_int_equal(c.chunks_for("historical_encoder", 1), 1);     // never fewer than one
+  assert_int_equal(c.chunks_for("historical_encoder", 1024), 8);  // never more than the default
+  assert_int_equal(c.chunks_for("static_encoder", 1024), 1);
+  c.unit_chunks["historical_encoder"] = 6;
+  assert_int_equal(c.chunks_for("historical_encoder", 1), 6);
 }
 
 TFT_TEST(unit_chunk_rules) {
@@ -143,8 +166,8 @@ TFT_TEST(unit_chunk_rules) {
   c.decoder_layers = 2;
   c.unit_chunks["attention_1"] = 3;
   c.validate();
-  assert_int_equal(c.chunks_for("attention_1"), 3);
-  assert_int_equal(c.chunks_for("attention_0"), c.default_unit_chunks("attention_0"));
+  assert_int_equal(c.chunks_for("attention_1", 1), 3);
+  assert_int_equal(c.chunks_for("attention_0", 1 << 20), c.default_unit_chunks("attention_0"));
 }
 
 TFT_TEST(units_and_variable_order) {

@@ -16,6 +16,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -41,11 +42,14 @@ struct CountedStep {
 
 // One step of a fresh model (a warm-up step first: first calls allocate and may differ) with
 // `checkpointing`, counted by phase.
+// min_chunk_elements: small_config's 1 (every default chunk count), unless given.
 CountedStep count_step(const CheckpointConfig& checkpointing,
-                       const std::map<std::string, std::int64_t>& unit_chunks = {}) {
+                       const std::map<std::string, std::int64_t>& unit_chunks = {},
+                       std::optional<std::int64_t> min_chunk_elements = std::nullopt) {
   auto config = small_config(full_schema(), 24, 6);
   config.decoder_layers = 2;
   config.unit_chunks = unit_chunks;
+  if (min_chunk_elements) config.min_chunk_elements = *min_chunk_elements;
   TrainingSetup t(config, 8, 3);
   t.model->set_checkpointing(checkpointing);
   tft::FusedAdam optimizer(t.model->parameters(), torch::optim::AdamOptions(1e-3));
@@ -132,6 +136,22 @@ TFT_TEST(chunked_variable_selection_stacks_its_parameters_once_per_step) {
   assert_true(four - two < static_cast<std::int64_t>(tft::StackedVariableGrns::kTensors));
 }
 
+// This model's units are small (batch 8, hidden 16: an encoder chunk of 3 steps holds 384
+// elements a tensor), so with the library's minimum chunk size they run in one chunk each:
+// full then makes fewer calls than in its default chunks. A unit given a count keeps it.
+TFT_TEST(small_units_run_in_fewer_chunks_by_default) {
+  const std::int64_t minimum = tft::ModelConfig::kDefaultMinChunkElements;
+  const CountedStep chunked = count_step(CheckpointConfig::uniform(1));
+  const CountedStep sized = count_step(CheckpointConfig::uniform(1), {}, minimum);
+  const CountedStep configured =
+      count_step(CheckpointConfig::uniform(1), {{"historical_encoder", 8}}, minimum);
+  std::printf("  full: %lld calls in the default chunks, %lld sized, %lld with 8 encoder chunks\n",
+              static_cast<long long>(chunked.calls()), static_cast<long long>(sized.calls()),
+              static_cast<long long>(configured.calls()));
+  assert_true(2 * sized.calls() < chunked.calls());
+  assert_true(sized.calls() < configured.calls() && configured.calls() < chunked.calls());
+}
+
 TFT_TEST(the_counter_tells_host_reads_from_reads_inside_kernels) {
   OperatorCounter ops("reads");
   const torch::Tensor t = at::ones({3});
@@ -156,6 +176,7 @@ int main() {
       cmocka_unit_test(a_training_step_never_reads_a_value_back),
       cmocka_unit_test(units_that_recompute_nothing_run_whole),
       cmocka_unit_test(chunked_variable_selection_stacks_its_parameters_once_per_step),
+      cmocka_unit_test(small_units_run_in_fewer_chunks_by_default),
       cmocka_unit_test(the_counter_tells_host_reads_from_reads_inside_kernels),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
