@@ -35,6 +35,9 @@ TrainConfig qat_config(const fs::path& dir, const std::string& name) {
   c.training.qat.enabled = true;
   c.training.qat.start_epoch = 2;
   c.training.qat.freeze_observers_epoch = 3;
+  // Observers see every chunk of a chunked unit; this small model's units would run in one
+  // chunk each (ModelConfig::min_chunk_elements).
+  c.model.unit_chunks = {{"historical_encoder", 4}, {"lstm_encoder", 4}, {"attention_0", 2}};
   return c;
 }
 

@@ -384,6 +384,9 @@ TFT_TEST(test_dynamic_checkpointing_runs_the_measured_plan) {
   write_text(dir / "data.csv", synthetic_csv(60));
   TrainConfig config = synthetic_config(dir / "data.csv", dir / "out");
   config.checkpoint = tft::CheckpointConfig::dynamic(6, 0.5);
+  // This small model's units would run in one chunk each (ModelConfig::min_chunk_elements);
+  // with chunks the plan has whole units and single chunks to choose from, as on a real model.
+  config.model.unit_chunks = {{"historical_encoder", 4}, {"lstm_encoder", 4}};
   Trainer trainer(config);
   const tft::MemoryReport report = trainer.memory_report();
   assert_true(report.plan.has_value());
