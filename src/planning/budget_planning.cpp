@@ -49,7 +49,8 @@ class BudgetPlanner {
     CheckpointChoice choice;
     for (const UnitCost& c : costs) {
       choice.checkpointed_chunks.push_back(c.chunks);
-      choice.predicted_recompute_seconds += c.recompute_seconds;
+      // What apply_choice charges each unit: its reruns and the price of its chunks.
+      choice.predicted_recompute_seconds += partial_recompute_seconds(c, c.chunks);
     }
     choice.predicted_peak_bytes =
         predicted_peak_with_recompute(costs, choice.checkpointed_chunks, none_.peak_bytes);

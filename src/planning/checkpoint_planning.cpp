@@ -109,7 +109,8 @@ CheckpointPlan plan_checkpointing(TFTModel& model, const PlanningStep& step,
     for (const UnitCost& c : costs) {
       best->checkpointed_chunks.push_back(c.chunks);
       best->predicted_peak_bytes -= c.saved_bytes;
-      best->predicted_recompute_seconds += c.recompute_seconds;
+      // What apply_choice charges each unit: its reruns and the price of its chunks.
+      best->predicted_recompute_seconds += partial_recompute_seconds(c, c.chunks);
     }
     plan.measured_peak_bytes = plan.minimum_peak_bytes;
   }

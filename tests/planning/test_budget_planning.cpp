@@ -25,6 +25,7 @@
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <optional>
@@ -156,6 +157,10 @@ TFT_TEST(compressed_boundaries_only_below_the_float32_floor) {
   const CheckpointPlan at_float32 = f.plan(float32);
   assert_true(at_float32.budget->boundary_dtype == BoundaryDtype::kFloat32);
   assert_true(at_float32.measured_peak_bytes <= float32);
+  // At the floor, too, the plan's predicted recompute is its units' (with their chunks' price).
+  double recompute = 0.0;
+  for (const auto& u : at_float32.units) recompute += u.planned_recompute_seconds;
+  assert_true(std::abs(recompute - at_float32.predicted_recompute_seconds) < 1e-12);
   const CheckpointPlan below = f.plan(float32 - 1);
   std::printf("%s\n", below.summary().c_str());
   assert_true(below.budget->boundary_dtype != BoundaryDtype::kFloat32);

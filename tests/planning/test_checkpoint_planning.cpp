@@ -14,6 +14,7 @@
 
 #include <torch/types.h>
 
+#include <cmath>
 #include <cstdio>
 
 #include "planning/planning_test_support.h"  // last: it includes support/cmocka_cpp.h
@@ -100,6 +101,10 @@ TFT_TEST(an_unreachable_target_falls_back_to_every_unit_and_says_so) {
   assert_true(p.chunk_limits.empty());
   assert_int_equal(p.measured_peak_bytes, p.minimum_peak_bytes);
   assert_true(p.summary().find("not reachable") != std::string::npos);
+  // The plan's predicted recompute is its units' (each with the price of its chunks).
+  double recompute = 0.0;
+  for (const auto& u : p.units) recompute += u.planned_recompute_seconds;
+  assert_true(std::abs(recompute - p.predicted_recompute_seconds) < 1e-12);
 }
 
 TFT_TEST(plans_keep_the_requested_boundary_dtype) {
