@@ -196,20 +196,19 @@ std::vector<std::string> ModelConfig::unit_names() const {
   return names;
 }
 
+std::int64_t ModelConfig::chunked_steps(const std::string& unit) const {
+  if (unit == kHistoricalEncoder || unit == kLstmEncoder) return encoder_length;
+  if (unit == kFutureEncoder || unit == kLstmDecoder) return prediction_length;
+  if (unit.rfind(kAttentionPrefix, 0) == 0) return encoder_length + prediction_length;
+  return 0;
+}
+
 std::int64_t ModelConfig::chunks_for(const std::string& unit, std::int64_t batch_size) const {
   const auto it = unit_chunks.find(unit);
   if (it != unit_chunks.end()) return it->second;
   const std::int64_t most = default_unit_chunks(unit);
-  std::int64_t steps = 0;  // along the unit's chunked axis
-  if (unit == kHistoricalEncoder || unit == kLstmEncoder) {
-    steps = encoder_length;
-  } else if (unit == kFutureEncoder || unit == kLstmDecoder) {
-    steps = prediction_length;
-  } else if (unit.rfind(kAttentionPrefix, 0) == 0) {
-    steps = encoder_length + prediction_length;  // keys and values span every step
-  } else {
-    return most;  // static_encoder: its chunks split the batch, which it keeps whole
-  }
+  const std::int64_t steps = chunked_steps(unit);
+  if (steps == 0) return most;  // static_encoder: its chunks split the batch, kept whole
   const std::int64_t elements = std::max<std::int64_t>(batch_size, 1) * steps * hidden_size;
   return std::clamp<std::int64_t>(elements / std::max<std::int64_t>(min_chunk_elements, 1), 1,
                                   std::max<std::int64_t>(most, 1));

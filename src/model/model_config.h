@@ -116,6 +116,11 @@ struct ModelConfig {
   // The checkpointable units in forward order: static_encoder, historical_encoder,
   // future_encoder, lstm_encoder, lstm_decoder, attention_0 .. attention_{decoder_layers-1}.
   std::vector<std::string> unit_names() const;
+  // The steps along which `unit` is cut into chunks: encoder_length for historical_encoder and
+  // lstm_encoder, prediction_length for future_encoder and lstm_decoder, both for an attention
+  // block (its keys and values span every step); 0 for static_encoder, whose chunks split the
+  // batch.
+  std::int64_t chunked_steps(const std::string& unit) const;
   // Time chunks of `unit` when it runs in chunks, for a batch of batch_size rows:
   // unit_chunks[name] if present, else default_unit_chunks(name), fewer where a chunk would
   // hold fewer than min_chunk_elements (rows x steps x hidden) a tensor.

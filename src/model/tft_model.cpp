@@ -6,8 +6,8 @@
 #include "model/initialization.h"
 #include "model/quantizable_linear.h"
 #include "model/segment.h"
-#include "model/weight_casts.h"
 #include "model/unit_observer.h"
+#include "model/weight_casts.h"
 
 #include <ATen/ops/amax.h>
 #include <ATen/ops/amin.h>
@@ -241,22 +241,16 @@ std::int64_t TFTModelImpl::chunk_count(std::size_t unit, std::int64_t batch_size
     return std::max<std::int64_t>(
         1, static_cast<std::int64_t>(split_span(0, length, configured).size()));
   };
-  const int64_t encoder_steps = config_.encoder_length, decoder_steps = config_.prediction_length;
-  switch (unit) {
-    case kStaticUnit: return pieces(batch_size);
-    case kHistoricalUnit:
-    case kLstmEncoderUnit: return pieces(encoder_steps);
-    case kFutureUnit:
-    case kLstmDecoderUnit: return pieces(decoder_steps);
-    default: break;
+  if (unit == kStaticUnit) return pieces(batch_size);  // no time axis: the batch's rows
+  // The last unit, an attention block, runs key-only pieces beside its query chunks (chunk i is
+  // the i-th of each); every other unit cuts its steps (attention_block.h).
+  if (unit + 1 < unit_names_.size()) {
+    return pieces(config_.chunked_steps(unit_names_[unit]));
   }
-  // An attention block: the last one runs key-only pieces beside its query chunks (chunk i is
-  // the i-th of each), the others query chunks over every step (attention_block.h).
-  const bool last = unit + 1 == unit_names_.size();
-  return last ? std::max(pieces(encoder_steps),
-                         query_chunk_count(encoder_steps, decoder_steps, configured,
-                                           config_.hidden_size, config_.attention_heads))
-              : pieces(encoder_steps + decoder_steps);
+  const int64_t encoder_steps = config_.encoder_length;
+  return std::max(pieces(encoder_steps),
+                  query_chunk_count(encoder_steps, config_.prediction_length, configured,
+                                    config_.hidden_size, config_.attention_heads));
 }
 
 StaticContexts TFTModelImpl::encode_static(const TFTBatch& batch, int64_t batch_size) {
