@@ -15,6 +15,8 @@ variant's flags:
   seasonal_week  the same one week back (model.seasonality 168 for hourly, 336 for half-hourly
              data; sub-daily sets only)
   statistic  data.target_normalizer.scope=series, center=statistic (per-series standardisation)
+  statistic_encoder  data.target_normalizer.scope=encoder, center=statistic (each window's own
+             encoder mean and standard deviation: pytorch-forecasting's EncoderNormalizer)
 
 Runs go `--jobs` at a time (one intra-op thread each), interleaved set by set and seed by seed.
 Figures come from each run's summary.json: the validation P50 and P90 q-risk of the saved
@@ -51,11 +53,13 @@ VARIANTS = {
     "seasonal_week": ["--set", "data.target_normalizer.center=seasonal"],
     "statistic": ["--set", "data.target_normalizer.scope=series",
                   "--set", "data.target_normalizer.center=statistic"],
+    "statistic_encoder": ["--set", "data.target_normalizer.scope=encoder",
+                          "--set", "data.target_normalizer.center=statistic"],
 }
 # seasonal_week: center seasonal one week back (sub-daily sets only; a daily set's season is
 # its week already).
 WEEK_ROWS = {"hourly": 168, "half-hourly": 336}
-FIXED = ["last", "seasonal", "seasonal_week", "statistic"]
+FIXED = ["last", "seasonal", "seasonal_week", "statistic", "statistic_encoder"]
 PILOT_SECONDS = re.compile(r"won \(([0-9.]+) s\)")
 
 
@@ -85,7 +89,8 @@ def run_one(tft_train, name, variant, seed, output_dir):
         "q_risk_p50": s["validation"]["q_risk_p50"], "q_risk_p90": s["validation"]["q_risk_p90"],
         "coverage": calibrated["interval_coverage"],
         "best_epoch": s["best_epoch"], "epochs_run": s["epochs_run"],
-        "center": center["center"], "season": center["season"], "reason": center["reason"],
+        "center": center["center"], "scope": center.get("scope"), "season": center["season"],
+        "reason": center["reason"],
         "pilot_seconds": float(pilot.group(1)) if pilot else 0.0,
         "train_seconds": s["train_seconds"], "wall_seconds": wall,
         "naive_p50": baselines["naive"]["q_risk_p50"],
@@ -106,7 +111,8 @@ def center_label(run):
     if label == "seasonal":
         label += f" {run['season']}"
     if label == "statistic":
-        label += " (series)"
+        # Runs stored before summary.json named the scope were all per series.
+        label += f" ({run.get('scope') or 'series'})"
     return label
 
 

@@ -16,8 +16,10 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
   j["best_epoch"] = r.best_epoch;
   j["initial_validation_loss"] = json_number<J>(r.initial_validation_loss);
   j["validation"] = validation_metrics_to_json(r.validation);
-  j["target_center"] = {
-      {"center", r.target_center}, {"reason", r.target_center_reason}, {"season", r.target_season}};
+  j["target_center"] = {{"center", r.target_center},
+                        {"scope", r.target_scope},
+                        {"reason", r.target_center_reason},
+                        {"season", r.target_season}};
   j["baselines"] = baseline_scores_to_json(r.baselines);
   j["calibration"] =
       r.calibration ? calibration_result_to_json(*r.calibration) : nlohmann::ordered_json();
@@ -121,7 +123,8 @@ std::string summary_text(const TrainReport& r) {
       coverage += (coverage.empty() ? "" : ", ") + percent_text(c);
     line("saved model: coverage per quantile", coverage);
   }
-  line("target center", r.target_center + " (" + r.target_center_reason + ")");
+  line("target center",
+       r.target_center + ", scope " + r.target_scope + " (" + r.target_center_reason + ")");
   if (r.baselines.naive.windows > 0) {
     line("naive forecast: q-risk P50, P90", figure_text(r.baselines.naive.q_risk_p50, "%.4f") +
                                                 ", " +

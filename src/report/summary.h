@@ -2,8 +2,8 @@
 //
 //   {"final_validation_loss", "best_validation_loss", "best_epoch", "initial_validation_loss",
 //    "validation": {"loss", "q_risk_p50", "q_risk_p90", "mae_p50", "windows"} (the saved
-//    model, i.e. the best epoch's weights), "target_center": {"center", "reason", "season"},
-//    "baselines", "calibration", "warnings", "epochs_run", "resumed_from_epoch",
+//    model, i.e. the best epoch's weights), "target_center": {"center", "scope", "reason",
+//    "season"}, "baselines", "calibration", "warnings", "epochs_run", "resumed_from_epoch",
 //    "resumed_from_step",
 //    "early_stopped", "train_seconds", "samples_per_second",
 //    "memory": {"device", "peak_activation_bytes_training", "checkpointed_peak_bytes",

@@ -91,10 +91,11 @@ struct TrainReport {
   std::int64_t peak_activation_bytes = 0;  // largest training step, checkpointing as configured
   // Validation metrics of the model the run ends with (the best epoch's weights).
   ValidationMetrics validation;
-  // data.target_normalizer.center as resolved when the data loaded ("last", "seasonal",
-  // "statistic"), why (TimeSeriesDataset::target_center_reason), and center seasonal's season
-  // in rows (0 otherwise).
+  // data.target_normalizer.center and scope as resolved when the data loaded ("last",
+  // "seasonal", "statistic"; "encoder", "series"), why (TimeSeriesDataset::target_center_reason),
+  // and center seasonal's season in rows (0 otherwise).
   std::string target_center;
+  std::string target_scope;
   std::string target_center_reason;
   // Intra-op threads at the end of the run, and why (ComputeThreads): "2 (auto: 2 of 2 CPUs
   // free ...)"; with auto, how often an epoch found another number of CPUs free.

@@ -49,6 +49,7 @@ TrainReport TrainingRun::make_report() {
   report.validation = trainer_.evaluate();
   const DataTransforms& transforms = state_.dataset.transforms();
   report.target_center = to_string(transforms.target_normalizer.center);
+  report.target_scope = to_string(transforms.target_normalizer.scope);
   report.target_center_reason = state_.dataset.target_center_reason();
   report.init_from = state_.init_from;
   report.init_from_sha256 = state_.init_from_sha256;
