@@ -25,21 +25,18 @@ namespace {
 std::string candidate_name(const TargetChoice& c) {
   std::string name = to_string(c.center);
   if (c.center == TargetCenter::Seasonal) name += " (" + std::to_string(c.season) + " rows)";
-  if (c.center == TargetCenter::Statistic)
-    name += std::string(" (scope ") + to_string(c.scope) + ")";
+  if (c.scope == TargetScope::Series) name += " (scope series)";
   return name;
 }
 
 // last; seasonal at every season that fits in the encoder (the known one, and the day and
-// the week of sub-daily data: candidate_seasons); statistic over each window's encoder; and
-// statistic per series under scope auto.
+// the week of sub-daily data: candidate_seasons); statistic per series under scope auto.
 std::vector<TargetChoice> candidates(const TrainConfig& config, const TimeSeriesDataset& dataset) {
   std::vector<TargetChoice> out{{TargetScope::Encoder, TargetCenter::Last, 0}};
   for (const std::int64_t m :
        candidate_seasons(dataset, dataset.known_season(), config.windows.encoder_length)) {
     out.push_back({TargetScope::Encoder, TargetCenter::Seasonal, m});
   }
-  out.push_back({TargetScope::Encoder, TargetCenter::Statistic, 0});
   if (config.data.target_normalizer.scope == TargetScope::Auto) {
     out.push_back({TargetScope::Series, TargetCenter::Statistic, 0});
   }
@@ -99,16 +96,14 @@ std::optional<TargetChoice> choose_by_evidence(const std::vector<TargetChoice>& 
       best = i;
   }
   if (!best) return std::nullopt;
-  // A tie goes to statistic: the best-scored statistic candidate within the tie of the best.
-  const double tie = pilot_scores[*best] * (1.0 + kPilotTieFraction);
-  std::optional<std::size_t> statistic;
+  // A tie goes to statistic per series.
   for (std::size_t i = 0; i < options.size(); ++i) {
-    if (options[i].center == TargetCenter::Statistic && std::isfinite(pilot_scores[i]) &&
-        pilot_scores[i] <= tie && (!statistic || pilot_scores[i] < pilot_scores[*statistic])) {
-      statistic = i;
+    const bool statistic = options[i].center == TargetCenter::Statistic;
+    if (statistic && std::isfinite(pilot_scores[i]) &&
+        pilot_scores[i] <= pilot_scores[*best] * (1.0 + kPilotTieFraction)) {
+      best = i;
     }
   }
-  if (statistic) best = statistic;
   TargetChoice choice = options[*best];
   if (choice.center != TargetCenter::Seasonal) return choice;
   // Among the seasons whose pilot finished, the one with the best seasonal naive.
@@ -181,9 +176,7 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
     // Won on a tie when another pilot scored lower (a diverged pilot's NaN compares false).
     double statistic_score = 0.0;
     for (std::size_t i = 0; i < options.size(); ++i) {
-      if (options[i].center == TargetCenter::Statistic && options[i].scope == choice->scope) {
-        statistic_score = pilot_scores[i];
-      }
+      if (options[i].center == TargetCenter::Statistic) statistic_score = pilot_scores[i];
     }
     if (std::any_of(pilot_scores.begin(), pilot_scores.end(),
                     [&](double s) { return s < statistic_score; })) {

@@ -10,14 +10,15 @@
 //    weekly cycles, and a pilot of 128 steps does not learn what a week-old level is worth; the
 //    naive sees every window of the training part.
 //
-// Candidates: last, seasonal at every season that fits in the encoder (model.seasonality or the
-// inferred one, and for sub-daily data also the day and the week: candidate_seasons) and
-// statistic (each window's encoder mean and standard deviation, as pytorch-forecasting's
-// EncoderNormalizer, its default for encoders longer than 20 steps), all with scope encoder;
-// under scope auto also statistic with scope series (per-series standardisation, as its
-// GroupNormalizer). Issue 39 is why: on an hourly panel the time-step rule chose seasonal and
-// lost 23% to per-series standardisation; on pizza_types (BENCHMARKS.md) the encoder's
-// statistic is 1.6% better than the series' and the peer's equal.
+// Candidates: last, and seasonal at every season that fits in the encoder (model.seasonality
+// or the inferred one, and for sub-daily data also the day and the week: candidate_seasons),
+// all with scope encoder; under scope auto also statistic with scope series (per-series
+// standardisation, as pytorch-forecasting's GroupNormalizer). Issue 39 is why: on an hourly panel
+// the time-step rule chose seasonal and lost 23% to per-series standardisation.
+// Not a candidate: statistic with scope encoder (the peer's EncoderNormalizer). Tried as one
+// (BENCHMARKS.md, "The encoder's statistic as a candidate"), its pilot lost to per-series' on
+// every pizza_types seed, where its full runs win by 1.6%, and beat seasonal on a taylor seed,
+// where its full run is 59% worse than the week's.
 #pragma once
 
 #include <cstdint>
@@ -39,10 +40,10 @@ inline constexpr std::size_t kPilotTrainingWindows = 2048;
 inline constexpr std::size_t kPilotValidationWindows = 1024;
 inline constexpr std::int64_t kPilotSteps = 128;
 // Pilot scores within this fraction of the best are a tie: a pilot scored on a few dozen holdout
-// windows cannot tell them apart, and a tie goes to statistic (pytorch-forecasting's usual
-// normalisation; of the two statistic candidates, the one with the better pilot). Seen on
-// elec_daily, seed 7: last 0.0316 against statistic 0.0317 flipped with a change of rounding,
-// and the full runs scored 0.0525 against 0.0445.
+// windows cannot tell them apart, and a tie goes to statistic per series (pytorch-forecasting's
+// GroupNormalizer, the usual normalisation). Seen on elec_daily, seed 7: last 0.0316 against
+// statistic 0.0317 flipped with a change of rounding, and the full runs scored 0.0525 against
+// 0.0445.
 inline constexpr double kPilotTieFraction = 0.01;
 // The seasonal naive that picks the season is scored on at most this many training windows.
 inline constexpr std::size_t kSeasonEvidenceWindows = 8192;
@@ -61,8 +62,8 @@ struct SeasonEvidence {
 };
 
 // The rule apart from the fits, given each option's pilot score (NaN: diverged) and the seasonal
-// naive at each season: the option with the best finite pilot score (on a tie within
-// kPilotTieFraction, the best-scored statistic option); when it is seasonal, the
+// naive at each season: the option with the best finite pilot score (statistic on a tie within
+// kPilotTieFraction); when it is seasonal, the
 // season among those whose pilot finished with the best finite naive score (the pilot's own
 // season when none has one). nullopt when every pilot diverged.
 std::optional<TargetChoice> choose_by_evidence(const std::vector<TargetChoice>& options,

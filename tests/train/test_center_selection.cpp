@@ -39,8 +39,7 @@ TFT_TEST(test_center_auto_chooses_by_pilot_fits) {
   assert_false(fs::exists(dir / "auto"));  // the pilots wrote nothing
   const std::string& reason = chosen.dataset().target_center_reason();
   assert_true(reason.rfind("auto: pilot fits on the training part's last rows", 0) == 0);
-  for (const char* candidate : {"last ", "seasonal (12 rows) ", "statistic (scope encoder) ",
-                                "statistic (scope series) "}) {
+  for (const char* candidate : {"last ", "seasonal (12 rows) ", "statistic (scope series) "}) {
     if (reason.find(candidate) == std::string::npos)
       fail_msg("%s lacks %s", reason.c_str(), candidate);
   }
@@ -116,20 +115,6 @@ TFT_TEST(test_center_rule_takes_the_family_from_pilots_and_the_season_from_the_n
   assert_true(c && c->center == TargetCenter::Statistic);
   c = tft::choose_by_evidence(options, {0.0316, 0.05, 0.05, 0.0323}, week_wins);
   assert_true(c && c->center == TargetCenter::Last);
-  // Both statistics: the better-scored one wins a tie, whichever scope it has and whichever
-  // option comes first; outside the tie, the pilots' best as always.
-  std::vector<TargetChoice> both = options;
-  both.insert(both.end() - 1, {TargetScope::Encoder, TargetCenter::Statistic, 0});
-  c = tft::choose_by_evidence(both, {0.0316, 0.05, 0.05, 0.0318, 0.0317}, week_wins);
-  assert_true(c && c->center == TargetCenter::Statistic && c->scope == TargetScope::Series);
-  c = tft::choose_by_evidence(both, {0.0316, 0.05, 0.05, 0.0317, 0.0318}, week_wins);
-  assert_true(c && c->center == TargetCenter::Statistic && c->scope == TargetScope::Encoder);
-  c = tft::choose_by_evidence(both, {0.0316, 0.05, 0.05, 0.0317, 0.0323}, week_wins);
-  assert_true(c && c->scope == TargetScope::Encoder);
-  c = tft::choose_by_evidence(both, {0.0316, 0.05, 0.05, 0.0323, 0.0330}, week_wins);
-  assert_true(c && c->center == TargetCenter::Last);
-  c = tft::choose_by_evidence(both, {0.0316, 0.05, 0.05, 0.0300, 0.0310}, week_wins);
-  assert_true(c && c->center == TargetCenter::Statistic && c->scope == TargetScope::Encoder);
   // Every pilot diverged: no choice.
   assert_false(tft::choose_by_evidence(options, {nan, nan, nan, nan}, week_wins).has_value());
   TFT_ASSERT_THROWS_WITH(tft::choose_by_evidence(options, {0.1}, {}), std::invalid_argument,
