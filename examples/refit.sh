@@ -21,7 +21,7 @@ head -n $((1 + rows - rows / 10)) examples/data/sp500-2000.csv > "$out/sp500-yes
 "$tft_train" --config "$config" --data "$out/sp500-yesterday.csv" --output "$out/yesterday" \
   > "$out/yesterday.txt"
 # Today: the whole file, from yesterday's model, for 2 epochs (BENCHMARKS.md, "Refit and backtest":
-# on sp500 that matched training from scratch in 21% of its time).
+# on sp500 that matched training from scratch in 18% of its time).
 "$tft_train" --config "$config" --init-from "$out/yesterday/model" --output "$out/today" \
   --epochs 2 > "$out/today.txt"
 

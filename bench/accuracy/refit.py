@@ -168,7 +168,8 @@ def main():
     results.sort(key=lambda r: (order.get(r["set"], 99), r["seed"]))
     if args.json:
         args.json.write_text(json.dumps({"runs": results}, indent=1) + "\n")
-    text = (f"`python3 bench/accuracy/refit.py build/bin/tft-train OUT --seeds {args.seeds} "
+    set_flags = "".join(f"--set {n} " for n in args.sets or [])
+    text = (f"`python3 bench/accuracy/refit.py build/bin/tft-train OUT {set_flags}--seeds {args.seeds} "
             f"--epoch-shares {args.epoch_shares}` ({datetime.date.today()}, one intra-op "
             f"thread per run, {'one run' if args.jobs == 1 else f'{args.jobs} runs'} at a time). Mean ± standard deviation over seeds "
             f"{args.seeds}.\n\n" + table(results))
