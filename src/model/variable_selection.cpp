@@ -13,6 +13,7 @@
 
 #include <functional>
 
+#include "common/torch_compat.h"
 #include "model/weight_casts.h"
 #include "nn/glu_add_norm.h"
 #include "nn/linear_dropout_linear.h"
@@ -254,6 +255,16 @@ torch::Tensor VariableSelectionNetworkImpl::weighted_variable_grns(
   // with the GLU's dropout on its input as in GatedLinearUnit.
   // The ELU in place, as in GatedResidualNetwork: only its output is kept for backward.
   torch::Tensor activated = first_layer.size() == 1 ? first_layer.front() : at::cat(first_layer, 0);
+  // Under mixed precision the reals' first layer comes out in float32 (a float32 input times a
+  // reduced-precision slope), while the second product reads its input in the products' dtype.
+  // Cast before the ELU rather than after: the ELU then runs, and is kept for backward, at half
+  // the width, and neither linear_dropout_linear's forward nor its backward casts it again
+  // (measured on the reference config at bf16-mixed: BENCHMARKS.md, issue 40).
+  const compat::AutocastState autocast = compat::get_autocast_state(activated.device().type());
+  if (autocast.enabled && activated.scalar_type() != autocast.dtype &&
+      is_reduced_float(autocast.dtype)) {
+    activated = activated.to(autocast.dtype);
+  }
   at::elu_(activated);
   // The second product, the dropout and the gate's product in one function that keeps the ELU's
   // output (kept for the ELU anyway) and not the dropout's: one [n, rows, hidden] tensor less
