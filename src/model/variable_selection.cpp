@@ -1,6 +1,5 @@
 #include "model/variable_selection.h"
 
-#include <ATen/ops/addcmul.h>
 #include <ATen/ops/baddbmm.h>
 #include <ATen/ops/bmm.h>
 #include <ATen/ops/cat.h>
@@ -227,50 +226,61 @@ torch::Tensor VariableSelectionNetworkImpl::weighted_variable_grns(
   Dropout dropout = first.gate_norm()->gate()->dropout();  // the same rate in every GRN
 
   // First layer and skip input per variable, [n, rows, hidden]: reals as x (W1 w) + (W1 b + b1)
-  // and x w + b, the others through a batched product.
-  // The skip input: the reals' embedding x w + b, made row by row inside glu_add_norm_weighted
-  // rather than kept ([n_reals, rows, hidden]), then the others' embeddings.
-  std::vector<torch::Tensor> first_layer;
+  // and x w + b, the others through a batched product. Neither of the reals' is kept: each is
+  // made row by row where it is used (affine_rows.h), the first layer with its ELU inside
+  // linear_dropout_linear, the skip input (their embedding) inside glu_add_norm_weighted.
+  AffineRows real_first_layer;
   AffineSkip real_inputs;
-  torch::Tensor dense_inputs;
+  torch::Tensor dense_activated, dense_inputs;
   if (n_reals > 0) {
-    const torch::Tensor x = embedded.reals.reshape({rows, n_reals}).t().unsqueeze(-1);
+    // Contiguous, so the rows made from it are too: [n_reals, rows] is a few numbers a row,
+    // and a transposed view would lay out every [n_reals, rows, hidden] tensor made from it
+    // transposed as well, which the products then copy.
+    const torch::Tensor x = embedded.reals.reshape({rows, n_reals}).t().contiguous();
     const torch::Tensor w1_reals = w1.narrow(0, 0, n_reals);
-    const torch::Tensor slope = at::bmm(w1_reals, embedded.real_weight.unsqueeze(-1));
-    const torch::Tensor offset = at::bmm(w1_reals, embedded.real_bias.unsqueeze(-1)) +
-                                 b1.narrow(0, 0, n_reals).unsqueeze(-1);
-    first_layer.push_back(at::addcmul(offset.transpose(1, 2), x, slope.transpose(1, 2)));
-    real_inputs = {x.squeeze(-1), embedded.real_weight, embedded.real_bias};
+    const torch::Tensor slope = at::bmm(w1_reals, embedded.real_weight.unsqueeze(-1)).squeeze(-1);
+    const torch::Tensor offset =
+        at::bmm(w1_reals, embedded.real_bias.unsqueeze(-1)).squeeze(-1) + b1.narrow(0, 0, n_reals);
+    real_first_layer = {x, slope, offset};
+    real_inputs = {x, embedded.real_weight, embedded.real_bias};
   }
   if (n_dense > 0) {
     const torch::Tensor x =
         embedded.dense.reshape({rows, n_dense, hidden}).transpose(0, 1).contiguous();
-    first_layer.push_back(at::baddbmm(b1.narrow(0, n_reals, n_dense).unsqueeze(1), x,
-                                      w1.narrow(0, n_reals, n_dense).transpose(1, 2)));
+    dense_activated = at::baddbmm(b1.narrow(0, n_reals, n_dense).unsqueeze(1), x,
+                                  w1.narrow(0, n_reals, n_dense).transpose(1, 2));
     dense_inputs = x;
   } else {
     dense_inputs = embedded.real_weight.new_empty({0, rows, hidden});
   }
-  // The rest of GRN(x) = LayerNorm(x + GLU(W2 ELU(W1 x + b1) + b2)), every variable at once,
-  // with the GLU's dropout on its input as in GatedLinearUnit.
-  // The ELU in place, as in GatedResidualNetwork: only its output is kept for backward.
-  torch::Tensor activated = first_layer.size() == 1 ? first_layer.front() : at::cat(first_layer, 0);
-  // Under mixed precision the reals' first layer comes out in float32 (a float32 input times a
-  // reduced-precision slope), while the second product reads its input in the products' dtype.
-  // Cast before the ELU rather than after: the ELU then runs, and is kept for backward, at half
-  // the width, and neither linear_dropout_linear's forward nor its backward casts it again
-  // (measured on the reference config at bf16-mixed: BENCHMARKS.md, issue 40).
-  const compat::AutocastState autocast = compat::get_autocast_state(activated.device().type());
-  if (autocast.enabled && activated.scalar_type() != autocast.dtype &&
-      is_reduced_float(autocast.dtype)) {
-    activated = activated.to(autocast.dtype);
+  // The ELU's input in the second product's dtype: under mixed precision the reals' first layer
+  // comes out in float32 (a float32 input times a reduced-precision slope), and is cast before
+  // the ELU rather than after, so the ELU runs at half the width and nothing casts its output
+  // again (BENCHMARKS.md, issue 40). Otherwise the dtype the first layer has.
+  const compat::AutocastState autocast = compat::get_autocast_state(w1.device().type());
+  const at::ScalarType elu_dtype =
+      autocast.enabled && is_reduced_float(autocast.dtype)
+          ? autocast.dtype
+          : (n_reals > 0
+                 ? c10::promoteTypes(real_first_layer.bias.scalar_type(),
+                                     c10::promoteTypes(real_first_layer.scalars.scalar_type(),
+                                                       real_first_layer.weight.scalar_type()))
+                 : dense_activated.scalar_type());
+  if (n_dense > 0) {
+    if (dense_activated.scalar_type() != elu_dtype) dense_activated = dense_activated.to(elu_dtype);
+    // In place, as in GatedResidualNetwork: only its output is kept for backward.
+    at::elu_(dense_activated);
   }
-  at::elu_(activated);
-  // The second product, the dropout and the gate's product in one function that keeps the ELU's
-  // output (kept for the ELU anyway) and not the dropout's: one [n, rows, hidden] tensor less
-  // per step, made again in backward by one more product (linear_dropout_linear.h).
+  // The rest of GRN(x) = LayerNorm(x + GLU(W2 ELU(W1 x + b1) + b2)), every variable at once,
+  // with the GLU's dropout on its input as in GatedLinearUnit. The second product, the dropout
+  // and the gate's product in one function that keeps neither the dropout's output nor the
+  // reals' ELU output: two [n, rows, hidden] tensors less per step, made again in backward by
+  // one more product and an ELU (linear_dropout_linear.h).
+  const double p = dropout->is_training() ? dropout->p() : 0.0;
   const torch::Tensor gate_input =
-      linear_dropout_linear(activated, w2, b2, wg, bg, dropout->is_training() ? dropout->p() : 0.0);
+      n_reals > 0
+          ? linear_dropout_linear(real_first_layer, dense_activated, w2, b2, wg, bg, p, elu_dtype)
+          : linear_dropout_linear(dense_activated, w2, b2, wg, bg, p);
   // The gating, the skip, a LayerNorm per variable (each with its own scale and shift) and the
   // weighted sum over variables in one function. In float32 under mixed precision, as in
   // GateAddNorm.

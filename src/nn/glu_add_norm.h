@@ -26,6 +26,8 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "nn/affine_rows.h"
+
 namespace tft {
 
 enum class GluAddNormPath {
@@ -48,12 +50,10 @@ at::Tensor glu_add_norm_weighted(const at::Tensor& x, const at::Tensor& skip,
                                  const at::Tensor& selection, double eps,
                                  GluAddNormPath path = GluAddNormPath::kAuto);
 
-// Skip rows affine in one number: group g's row r is scalars[g, r] * weight[g, :] + bias[g, :]
-// (a real input's embedding, as the variable selection makes it). Made row by row where it is
-// used, never kept: scalars [Ga, R], weight and bias [Ga, H].
-struct AffineSkip {
-  at::Tensor scalars, weight, bias;
-};
+// Skip rows affine in one number (affine_rows.h): a real input's embedding, as the variable
+// selection makes it. Made row by row where it is used, never kept: scalars [Ga, R], weight and
+// bias [Ga, H].
+using AffineSkip = AffineRows;
 
 // glu_add_norm_weighted with the first Ga groups' skip affine: skip then holds the other
 // groups' rows, [G - Ga, R, H] (G - Ga may be 0). affine.scalars undefined: no affine groups.

@@ -16,10 +16,13 @@
 // same bits in every checkpointing strategy.
 //
 // CPU only, where the mask is regenerated from its seed; elsewhere the unfused operators
-// (with Dropout's mask, which that path keeps anyway).
+// (with Dropout's mask, which that path keeps anyway), for both forms below.
 #pragma once
 
 #include <ATen/core/Tensor.h>
+#include <c10/core/ScalarType.h>
+
+#include "nn/affine_rows.h"
 
 namespace tft {
 
@@ -27,5 +30,20 @@ namespace tft {
 // none (evaluation). Returns [G, R, O].
 at::Tensor linear_dropout_linear(const at::Tensor& x, const at::Tensor& w1, const at::Tensor& b1,
                                  const at::Tensor& w2, const at::Tensor& b2, double dropout);
+
+// The variable selection's form, the ELU before the first product included for the groups
+// whose input is affine in one number per row (a real variable's first GRN layer):
+//   x = [ELU(affine rows, made in `dtype`) for the first Ga groups; elu_dense for the others]
+// and then linear_dropout_linear(x, ...). The affine groups' x is not kept either: backward
+// makes it again from the [Ga, R] numbers (an outer product and an ELU per element, no matrix
+// product), so from forward to backward the function keeps one [Ga, R, I] tensor less than
+// linear_dropout_linear would. elu_dense: [G - Ga, R, I], the other groups' x, already through
+// their ELU (kept, as that ELU keeps its output anyway); undefined or 0 groups when every group
+// is affine. dtype: the products' dtype (bfloat16 under bf16-mixed), which the affine rows are
+// cast to before their ELU, as the dense groups' rows come out of their product.
+// affine: scalars [Ga, R], weight [Ga, I], bias [Ga, I] (Ga >= 1).
+at::Tensor linear_dropout_linear(const AffineRows& affine, const at::Tensor& elu_dense,
+                                 const at::Tensor& w1, const at::Tensor& b1, const at::Tensor& w2,
+                                 const at::Tensor& b2, double dropout, at::ScalarType dtype);
 
 }  // namespace tft
