@@ -1,6 +1,8 @@
 #include "nn/dropout.h"
 
 #include "checkpoint/generators.h"
+#include "nn/cpu_isa.h"
+#include "nn/lane_math.h"
 #include "nn/philox_block.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -33,32 +35,41 @@ uint64_t draw_dropout_seed() {
 
 namespace {
 
+// The loops, once per instruction set (dropout_mask_rows.inc).
+#define TFT_ROWS_FILE "nn/dropout_mask_rows.inc"
+#include "nn/per_isa_kernels.inc"
+
 // out[i] = src[i] * m[i] (or m[i] itself without src), m[i] = scale where number i is below
 // `threshold` (kept), else 0: the same products as multiplying by the mask tensor, without it.
-// `also`, when given, is multiplied by the same mask in place, from the same numbers.
+// src == out multiplies in place. `also`, when given, is multiplied by the same mask in place,
+// from the same numbers.
 template <typename T>
 void scale_by_mask(const T* src, T* out, int64_t n, uint32_t threshold, T scale, uint64_t seed,
                    T* also = nullptr) {
-  const T zero = static_cast<T>(0);
+  using W = decltype(lanes::widen(scale));
+  const W kept = lanes::widen(scale);
   const int64_t blocks = (n + philox::kBlockNumbers - 1) / philox::kBlockNumbers;
   const philox::BlockFunction block = philox::best_block();
+  auto copy = &portable::masked_copy<T, W>;
+  auto in_place = &portable::masked_in_place<T, W>;
+#ifdef TFT_CPU_X86
+  if (cpu_isa() == CpuIsa::kAvx2) {
+    copy = &avx2::masked_copy<T, W>;
+    in_place = &avx2::masked_in_place<T, W>;
+  }
+#endif
   at::parallel_for(0, blocks, kGrainBlocks, [&](int64_t begin, int64_t end) {
     uint32_t numbers[philox::kBlockNumbers];
     for (int64_t b = begin; b < end; ++b) {
       block(seed, static_cast<uint64_t>(b) * philox::kBlockCounters, numbers);
       const int64_t first = b * philox::kBlockNumbers;
       const int64_t count = std::min<int64_t>(philox::kBlockNumbers, n - first);
-      T* o = out + first;
-      if (src == nullptr) {
-        for (int64_t j = 0; j < count; ++j) o[j] = numbers[j] < threshold ? scale : zero;
+      if (src == out) {
+        in_place(numbers, count, threshold, kept, out + first);
       } else {
-        const T* x = src + first;
-        for (int64_t j = 0; j < count; ++j) o[j] = x[j] * (numbers[j] < threshold ? scale : zero);
+        copy(numbers, count, threshold, kept, src == nullptr ? nullptr : src + first, out + first);
       }
-      if (also != nullptr) {
-        T* a = also + first;
-        for (int64_t j = 0; j < count; ++j) a[j] = a[j] * (numbers[j] < threshold ? scale : zero);
-      }
+      if (also != nullptr) in_place(numbers, count, threshold, kept, also + first);
     }
   });
 }

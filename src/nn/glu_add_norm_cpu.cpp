@@ -64,19 +64,8 @@ struct Gradients {
 };
 
 // The kernels, once per instruction set (glu_add_norm_rows.inc).
-namespace portable {
-#define TFT_ROWS_TARGET
-#include "nn/glu_add_norm_rows.inc"
-#undef TFT_ROWS_TARGET
-}  // namespace portable
-
-#ifdef TFT_CPU_X86
-namespace avx2 {
-#define TFT_ROWS_TARGET __attribute__((target("avx2")))
-#include "nn/glu_add_norm_rows.inc"
-#undef TFT_ROWS_TARGET
-}  // namespace avx2
-#endif
+#define TFT_ROWS_FILE "nn/glu_add_norm_rows.inc"
+#include "nn/per_isa_kernels.inc"
 
 // out[g] = the sum over k of partial[g][k], k in order ([groups, blocks, n] -> [groups, n]).
 template <typename Acc>

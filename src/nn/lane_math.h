@@ -10,6 +10,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
+
+#include <c10/util/BFloat16.h>
+#include <c10/util/Half.h>
 
 namespace tft::lanes {
 
@@ -67,6 +71,28 @@ Acc sum(std::int64_t n, Term&& term) {
   }
   for (std::int64_t k = 0; j + k < n; ++k) part[k] += term(j + k);
   return add_up(part);
+}
+
+// A value in the type it is computed in (float for bfloat16 and half), and back, rounded to
+// nearest even. bfloat16 in integer arithmetic without a branch (NaN to the quiet NaN 0x7FC0),
+// the bits c10::BFloat16's own conversions give, so that loops over it vectorise; c10's
+// conversion tests for NaN with a branch, which keeps such a loop scalar. Half keeps c10's.
+inline float widen(c10::BFloat16 v) {
+  return __builtin_bit_cast(float, static_cast<std::uint32_t>(v.x) << 16);
+}
+inline float widen(c10::Half v) { return static_cast<float>(v); }
+inline float widen(float v) { return v; }
+inline double widen(double v) { return v; }
+
+template <typename T, typename W>
+T narrow(W v) {
+  if constexpr (std::is_same_v<T, c10::BFloat16>) {
+    const std::uint32_t u = __builtin_bit_cast(std::uint32_t, v);
+    const auto rounded = static_cast<std::uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+    return c10::BFloat16(v != v ? std::uint16_t{0x7FC0} : rounded, c10::BFloat16::from_bits());
+  } else {
+    return static_cast<T>(v);
+  }
 }
 
 }  // namespace tft::lanes

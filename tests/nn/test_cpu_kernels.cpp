@@ -1,6 +1,7 @@
 // The vectorised pieces under the nn/ kernels: Philox blocks against ATen's engine (the dropout
-// masks depend on it), the lane exp against the C library's, sums in their documented order, and
-// dropout giving the same bits on every instruction set.
+// masks depend on it), the lane exp against the C library's, sums in their documented order, the
+// lane bfloat16 rounding against c10's, and dropout giving the same bits on every instruction
+// set and ATen's own products.
 #include "nn/cpu_isa.h"
 #include "nn/dropout.h"
 #include "nn/lane_math.h"
@@ -102,6 +103,76 @@ TFT_TEST(dropout_gives_the_same_bits_on_every_instruction_set) {
   }
 }
 
+// lanes::narrow rounds a float to bfloat16 as c10::BFloat16 does, without its branch: on every
+// float class (zeros, subnormals, ties to even, the largest finite values, infinities, NaNs) and
+// on a sweep of bit patterns.
+TFT_TEST(lane_bfloat16_rounding_is_c10s) {
+  std::vector<float> values{0.0f,
+                            -0.0f,
+                            1.0f,
+                            -1.5f,
+                            std::numeric_limits<float>::denorm_min(),
+                            -std::numeric_limits<float>::min(),
+                            std::numeric_limits<float>::max(),
+                            -std::numeric_limits<float>::max(),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            std::numeric_limits<float>::quiet_NaN(),
+                            -std::numeric_limits<float>::quiet_NaN(),
+                            __builtin_bit_cast(float, std::uint32_t{0x3F808000}),  // a tie, to even
+                            __builtin_bit_cast(float, std::uint32_t{0x3F818000}),  // a tie, up
+                            __builtin_bit_cast(float, std::uint32_t{0x7F7FFFFF})};
+  for (std::uint32_t bits = 0; bits < 0xFFFF0000u; bits += 0x00010001u * 977u) {
+    values.push_back(__builtin_bit_cast(float, bits));
+  }
+  for (const float v : values) {
+    const c10::BFloat16 ours = tft::lanes::narrow<c10::BFloat16>(v);
+    const c10::BFloat16 theirs(v);
+    if (ours.x != theirs.x) {
+      fail_msg("%a (0x%08x): 0x%04x, c10 0x%04x", static_cast<double>(v),
+               __builtin_bit_cast(std::uint32_t, v), ours.x, theirs.x);
+    }
+    assert_true(tft::lanes::widen(ours) == static_cast<float>(ours) ||
+                std::isnan(static_cast<float>(ours)));
+  }
+}
+
+// Dropout's products equal ATen's own multiplication by the mask, bit for bit, in bfloat16, half
+// and float: the mask alone (philox_dropout_mask) and x times it in place (times_dropout_mask_)
+// from the same seed, against x * mask, where ATen widens, multiplies and rounds. A NaN is a NaN
+// in both (inf * 0 here), its sign bit aside: c10's scalar rounding, which dropout's products
+// have always had, makes every NaN 0x7FC0, where ATen's vector one keeps the sign.
+TFT_TEST(dropout_products_equal_atens_multiplication) {
+  for (const torch::Dtype dtype : {torch::kFloat, torch::kBFloat16, torch::kHalf}) {
+    torch::manual_seed(5);
+    torch::Tensor x = (torch::randn({1003}) * 1000).to(dtype);
+    x[0] = std::numeric_limits<float>::infinity();
+    x[1] = std::numeric_limits<float>::quiet_NaN();
+    x[2] = -0.0f;
+    torch::manual_seed(11);
+    const std::uint64_t seed = tft::draw_dropout_seed();
+    torch::manual_seed(11);
+    const torch::Tensor mask = tft::philox_dropout_mask(x, 0.3);  // drawn with `seed`
+    torch::Tensor y = x.clone();
+    tft::times_dropout_mask_(y, 0.3, seed);
+    const torch::Tensor expected = x * mask;
+    const auto bits = [](const torch::Tensor& t) {
+      return t.view(t.element_size() == 2 ? torch::kShort : torch::kInt);
+    };
+    const torch::Tensor nan = expected.isnan();
+    assert_true(y.isnan().equal(nan));
+    assert_true(nan.any().item<bool>());
+    const torch::Tensor differ = ((bits(y) != bits(expected)) & ~nan).nonzero();
+    if (differ.numel() > 0) {
+      const std::int64_t i = differ[0].item<std::int64_t>();
+      fail_msg("%s: %lld elements differ, first %lld: x %g, mask %g, ours 0x%x, ATen's 0x%x",
+               c10::toString(dtype), static_cast<long long>(differ.numel()),
+               static_cast<long long>(i), x[i].item<double>(), mask[i].item<double>(),
+               bits(y)[i].item<int>(), bits(expected)[i].item<int>());
+    }
+  }
+}
+
 }  // namespace
 
 int main() {
@@ -110,6 +181,8 @@ int main() {
       cmocka_unit_test(lane_exp_is_within_two_ulp),
       cmocka_unit_test(lane_sums_add_in_their_documented_order),
       cmocka_unit_test(dropout_gives_the_same_bits_on_every_instruction_set),
+      cmocka_unit_test(lane_bfloat16_rounding_is_c10s),
+      cmocka_unit_test(dropout_products_equal_atens_multiplication),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
