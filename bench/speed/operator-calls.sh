@@ -16,10 +16,10 @@ source bench/speed/section_args.sh operator-calls "$@"
 tft_bench=./build/bin/tft-bench
 peer_python=${PEER_PYTHON:-$HOME/.cache/tftrain/venv-peer/bin/python}
 out=bench/results
-configs=("reference 2 5 141.4MiB" "host-bound 1 10 3.2MiB")  # name threads steps budget
-# Budgets: 30% of none's measured activation peak on the reference (471.4 MiB); 40% of the
-# host-bound one's 7.9 MiB, since its default chunks (ModelConfig::min_chunk_elements) put
-# full's peak at 2.5 MiB, 32%.
+configs=("reference 2 5 122.9MiB" "host-bound 1 10 2.8MiB")  # name threads steps budget
+# Budgets: 30% of none's measured activation peak on the reference (409.5 MiB at 7a1ef9a); 40% of
+# the host-bound one's 7.1 MiB, since its default chunks (ModelConfig::min_chunk_elements) put
+# full's peak at 2.4 MiB, 34%.
 
 measure() {  # measure NAME THREADS STEPS BUDGET
   local name=$1 threads=$2 steps=$3 budget=$4 config=bench/configs/$1.yaml
