@@ -13,14 +13,18 @@
 //  3. the cheapest plan predicted to fit (checkpoint/planner.h: units, then how many of each
 //     unit's chunks, each unit saving what it keeps minus what it keeps checkpointed; the
 //     prediction counts what rerunning a checkpointed chunk holds in backward, from step 1's
-//     per-unit temporaries: predicted_peak_with_recompute), measured. On a miss the budget planned
-//     for is lowered to the missed plan's prediction less the miss (so the next plan predicts
-//     less than the one that missed) and the floor (every unit checkpointed, forward and backward)
-//     is measured once: below the budget it is the fallback and the search goes on (at most
-//     kBudgetVerifications plans), above it no float32 plan fits. A budget below a rough estimate
-//     of the floor (what every unit checkpointed keeps at the end of forward + the largest chunk +
-//     what backward adds without checkpointing) measures the floor first; a measured floor lowers
-//     the budget planned for by what the per-unit model missed there (the recompute in backward);
+//     per-unit temporaries: predicted_peak_with_recompute), measured. On a miss that plan with
+//     the first chunk of every unit it left whole checkpointed too is measured next: a unit run
+//     whole can peak in its own backward, which the per-unit model does not see and no other
+//     unit's checkpointing lowers, and one checkpointed chunk runs it in its chunks. If that
+//     misses too, the budget planned for is lowered to the missed plan's prediction less the
+//     miss (so the next plan predicts less than the one that missed) and the floor (every unit
+//     checkpointed, forward and backward) is measured once: below the budget it is the fallback
+//     and the search goes on (at most kBudgetVerifications plans), above it no float32 plan fits. A
+//     budget below a rough estimate of the floor (what every unit checkpointed keeps at the end of
+//     forward + the largest chunk + what backward adds without checkpointing) measures the floor
+//     first; a measured floor lowers the budget planned for by what the per-unit model missed there
+//     (the recompute in backward);
 //  4. only then bfloat16, then int8 boundaries: their floor first (its forward gives the bytes
 //     each unit keeps with them); when it fits, step 3 with that dtype.
 // So a plan that fits usually costs a forward and two steps (a forward and one step when no

@@ -146,6 +146,35 @@ TFT_TEST(planned_peaks_fit_their_budgets_and_replay_exactly) {
   }
 }
 
+// Once a plan short of the floor (every chunk of every unit recomputing) has fit a budget, no
+// larger budget falls back to the floor: budgets in twentieths from the floor's peak to none's.
+// Two ways the planner used to: a unit that a plan leaves whole can peak in its own backward,
+// which no other unit's checkpointing lowers (every such plan missed, BENCHMARKS.md), and the
+// rerun correction could ask for the same discrete plan again until it gave up.
+TFT_TEST(no_larger_budget_falls_back_to_the_floor) {
+  Fixture f;
+  const std::int64_t none = f.peak(CheckpointConfig::none());
+  const std::int64_t floor = f.peak(every_unit(BoundaryDtype::kFloat32));
+  const auto at_floor = [](const CheckpointPlan& p) {
+    return std::all_of(p.units.begin(), p.units.end(), [](const tft::PlannedUnit& u) {
+      return u.checkpointed_chunks == u.chunks || u.saved_bytes <= 0;
+    });
+  };
+  std::int64_t cheaper_fit = -1;  // the smallest budget a plan short of the floor fitted
+  for (int twentieths = 1; twentieths < 20; ++twentieths) {
+    const std::int64_t budget = floor + (none - floor) * twentieths / 20;
+    const CheckpointPlan p = f.plan(budget);
+    std::printf("%2d/20: %s\n", twentieths, p.summary().c_str());
+    assert_true(p.measured_peak_bytes <= budget);
+    if (cheaper_fit >= 0 && at_floor(p)) {
+      fail_msg("budget %lld fell back to the floor; %lld had a cheaper plan",
+               static_cast<long long>(budget), static_cast<long long>(cheaper_fit));
+    }
+    if (cheaper_fit < 0 && !at_floor(p)) cheaper_fit = budget;
+  }
+  assert_true(cheaper_fit >= 0);
+}
+
 TFT_TEST(compressed_boundaries_only_below_the_float32_floor) {
   Fixture f(32, fine_chunks_config());
   const std::int64_t float32 = f.peak(every_unit(BoundaryDtype::kFloat32));
@@ -346,6 +375,7 @@ int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(no_checkpointing_when_it_fits_after_two_steps),
       cmocka_unit_test(planned_peaks_fit_their_budgets_and_replay_exactly),
+      cmocka_unit_test(no_larger_budget_falls_back_to_the_floor),
       cmocka_unit_test(auto_on_the_cpu_plans_within_an_address_space_limit),
       cmocka_unit_test(compressed_boundaries_only_below_the_float32_floor),
       cmocka_unit_test(a_budget_below_every_plan_names_a_batch_size_that_fits),
