@@ -2,7 +2,6 @@
 
 #include <ATen/ops/baddbmm.h>
 #include <ATen/ops/bmm.h>
-#include <ATen/ops/cat.h>
 #include <ATen/ops/elu.h>
 #include <ATen/ops/addmm.h>
 #include <ATen/ops/mm.h>

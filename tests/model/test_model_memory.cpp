@@ -74,7 +74,9 @@ TFT_TEST(checkpointing_every_unit_cuts_the_activation_peak) {
       none / 1e6, all / 1e6, 100.0 * all / none, attention_kept / 1e6,
       100.0 * attention_kept / none);
   assert_true(none > 0);
-  assert_true(all * 100 <= none * 20);  // measured 11% (hidden 32, encoder 48, batch 32)
+  // Measured 18% (LibTorch 2.15) and 22% (1.13), hidden 32, encoder 48, batch 32; 11% before
+  // none itself kept less (the fused blocks, the variable selection's remade rows).
+  assert_true(all * 100 <= none * 25);
   // The attention sub-layer keeps little of its own (it reads the key pieces in place), so
   // recomputing it can cost about what keeping it saves: within 2% either way (measured +1.1%).
   assert_true(all * 100 <= attention_kept * 102);

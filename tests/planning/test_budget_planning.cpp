@@ -303,9 +303,14 @@ TFT_TEST(auto_on_the_cpu_plans_within_an_address_space_limit) {
   skip();  // ASan's shadow reserves terabytes of address space
 #endif
   const std::filesystem::path dir = scratch_dir("budget_auto_cpu");
-  write_text(dir / "data.csv", synthetic_csv(60));
+  write_text(dir / "data.csv", synthetic_csv(90));  // windows for a batch of 256
   tft::TrainConfig config = synthetic_config(dir / "data.csv", dir / "out");
-  config.model.hidden_size = 64;  // a peak of megabytes, so the limit's precision suffices
+  // A peak of tens of megabytes, from the batch rather than the weights (whose snapshot must fit
+  // under the limit too): the budget is half of it, and must stay well above what the address
+  // space in use can move by between the two trainers (a thread's stack is 8 MiB). At batch 32
+  // the budget was 2.7 MiB, and a loaded CI run (LibTorch 1.13) missed it by more.
+  config.model.hidden_size = 64;
+  config.training.batch_size = 256;
   config.training.epochs = 1;
   config.checkpoint = CheckpointConfig::none();
   std::int64_t unchecked = 0, adam_state = 0;
