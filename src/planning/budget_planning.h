@@ -20,15 +20,19 @@
 //     misses too, the budget planned for is lowered to the missed plan's prediction less the
 //     miss (so the next plan predicts less than the one that missed) and the floor (every unit
 //     checkpointed, forward and backward) is measured once: below the budget it is the fallback
-//     and the search goes on (at most kBudgetVerifications plans), above it no float32 plan fits. A
+//     and the search goes on (at most kBudgetVerifications plans), above it no float32 plan fits.
+//     A plan that fits, measured well under its prediction (by kOverestimateWorthSpending of the
+//     budget or more), is followed by the plan predicted to fit the budget raised by that
+//     overestimate, measured and kept when it fits and recomputes less, while plans remain. A
 //     budget below a rough estimate of the floor (what every unit checkpointed keeps at the end of
 //     forward + the largest chunk + what backward adds without checkpointing) measures the floor
 //     first; a measured floor lowers the budget planned for by what the per-unit model missed there
 //     (the recompute in backward);
 //  4. only then bfloat16, then int8 boundaries: their floor first (its forward gives the bytes
 //     each unit keeps with them); when it fits, step 3 with that dtype.
-// So a plan that fits usually costs a forward and two steps (a forward and one step when no
-// checkpointing fits), near the float32 floor too; one below it a step per dtype tried more.
+// So a plan that fits usually costs a forward and two steps, three when it spends an
+// overestimate (a forward and one step when no checkpointing fits), near the float32 floor
+// too; one below it a step per dtype tried more.
 //
 // When nothing fits, MemoryBudgetError (one line, before any training): the smallest peak
 // any plan reaches at this batch size, the largest batch size that fits (the floor measured
@@ -54,6 +58,9 @@ inline constexpr int kBudgetVerifications = 3;  // per boundary dtype
 inline constexpr int kBatchSizeProbes = 3;
 // Re-choices without a step when backward's reruns take a linear choice over the budget.
 inline constexpr int kRerunCorrections = 8;
+// A fitting plan's overestimate (its prediction over its measured peak) below this share of the
+// budget is not worth a step to spend on a cheaper plan.
+inline constexpr double kOverestimateWorthSpending = 0.02;
 
 // Plans for budget.bytes. request: the checkpoint config (a memory_budget, strategy none);
 // its sub-layer flags carry over to the plan's config. batch_size: the planning batch's rows,

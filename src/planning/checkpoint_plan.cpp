@@ -22,6 +22,15 @@ std::string CheckpointPlan::chosen() const {
   return text.empty() ? "no unit" : text;
 }
 
+std::string CheckpointPlan::overestimate_spent() const {
+  if (!budget || budget->overestimate_spent_bytes <= 0) return "";
+  char saved[32];
+  std::snprintf(saved, sizeof saved, "%.0f", 1e3 * budget->recompute_seconds_saved);
+  return std::string(" (") + saved +
+         " ms less than the first plan that fitted, whose prediction was " +
+         format_bytes(budget->overestimate_spent_bytes) + " over its measured peak)";
+}
+
 std::string CheckpointPlan::summary() const {
   char milliseconds[32];
   std::snprintf(milliseconds, sizeof milliseconds, "%.0f", 1e3 * predicted_recompute_seconds);
@@ -36,8 +45,8 @@ std::string CheckpointPlan::summary() const {
            format_bytes(measured_peak_bytes) + " (margin " +
            format_bytes(budget->margin_bytes(measured_peak_bytes)) + "), predicted " +
            format_bytes(predicted_peak_bytes) + ", unchecked " +
-           format_bytes(unchecked_peak_bytes) + ", +" + milliseconds + " ms recompute per step; " +
-           planning;
+           format_bytes(unchecked_peak_bytes) + ", +" + milliseconds + " ms recompute per step" +
+           overestimate_spent() + "; " + planning;
   }
   const double unchecked = static_cast<double>(unchecked_peak_bytes);
   char asked[32], measured[32];
@@ -91,7 +100,9 @@ nlohmann::ordered_json CheckpointPlan::to_json() const {
                           {"step_seconds", budget->step_seconds},
                           {"step_cpu_seconds", budget->step_cpu_seconds},
                           {"planning_steps", budget->planning_steps},
-                          {"planning_cpu_steps", budget->planning_cpu_steps}};
+                          {"planning_cpu_steps", budget->planning_cpu_steps},
+                          {"overestimate_spent_bytes", budget->overestimate_spent_bytes},
+                          {"recompute_seconds_saved", budget->recompute_seconds_saved}};
   }
   return j;
 }
