@@ -77,9 +77,13 @@ std::int64_t predicted_peak_with_recompute(const std::vector<UnitCost>& units,
   return peak;
 }
 
-CheckpointChoice choose_checkpoint_chunks(const std::vector<UnitCost>& units,
-                                          std::int64_t baseline_peak_bytes,
-                                          std::int64_t budget_bytes) {
+namespace {
+
+// Every Pareto-optimal plan over all the units, most savings first (time falls with them);
+// with min_chunks, only plans that checkpoint at least min_chunks[i] of unit i's chunks (where
+// checkpointing it saves anything).
+std::vector<Candidate> pareto_front(const std::vector<UnitCost>& units,
+                                    const std::vector<std::int64_t>& min_chunks = {}) {
   for (const UnitCost& unit : units) {
     if (unit.chunks < 1) {
       throw ConfigError("checkpoint planner: unit " + unit.name + " has " +
@@ -90,9 +94,17 @@ CheckpointChoice choose_checkpoint_chunks(const std::vector<UnitCost>& units,
   // be part of the cheapest plan within any budget: swapping in the plan that dominates it
   // saves at least as much for no more time.
   std::vector<Candidate> front{Candidate{}};
-  for (const UnitCost& unit : units) {
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const UnitCost& unit = units[i];
+    std::vector<std::int64_t> options = chunk_options(unit);
+    const std::int64_t at_least = i < min_chunks.size() ? min_chunks[i] : 0;
+    if (options.size() > 1) {
+      options.erase(std::remove_if(options.begin(), options.end(),
+                                   [&](std::int64_t k) { return k < at_least; }),
+                    options.end());
+    }
     std::vector<Candidate> next;
-    for (const std::int64_t k : chunk_options(unit)) {
+    for (const std::int64_t k : options) {
       for (const Candidate& c : front) {
         Candidate extended = c;
         extended.saved += partial_saved_bytes(unit, k);
@@ -104,7 +116,15 @@ CheckpointChoice choose_checkpoint_chunks(const std::vector<UnitCost>& units,
     keep_pareto_front(next);
     front = std::move(next);
   }
+  return front;
+}
 
+}  // namespace
+
+CheckpointChoice choose_checkpoint_chunks(const std::vector<UnitCost>& units,
+                                          std::int64_t baseline_peak_bytes,
+                                          std::int64_t budget_bytes) {
+  const std::vector<Candidate> front = pareto_front(units);
   // The front is sorted by savings, descending, and time falls with them: the last plan that
   // fits is the cheapest (and of equal-time plans, the front kept the one saving most).
   CheckpointChoice choice;
@@ -118,6 +138,27 @@ CheckpointChoice choose_checkpoint_chunks(const std::vector<UnitCost>& units,
   choice.predicted_peak_bytes = baseline_peak_bytes - best->saved;
   choice.predicted_recompute_seconds = best->seconds;
   return choice;
+}
+
+CheckpointChoice choose_checkpoint_chunks_with_recompute(
+    const std::vector<UnitCost>& units, std::int64_t baseline_peak_bytes, std::int64_t budget_bytes,
+    const std::vector<std::int64_t>& min_chunks) {
+  const std::vector<Candidate> front = pareto_front(units, min_chunks);
+  const auto choice_of = [&](const Candidate& c) {
+    CheckpointChoice choice;
+    choice.checkpointed_chunks = c.chunks;
+    choice.predicted_peak_bytes =
+        predicted_peak_with_recompute(units, c.chunks, baseline_peak_bytes);
+    choice.predicted_recompute_seconds = c.seconds;
+    choice.fits = choice.predicted_peak_bytes <= budget_bytes;
+    return choice;
+  };
+  // From the cheapest plan up: the first that fits with its reruns counted is the cheapest.
+  for (auto c = front.rbegin(); c != front.rend(); ++c) {
+    CheckpointChoice choice = choice_of(*c);
+    if (choice.fits) return choice;
+  }
+  return choice_of(front.front());  // the most savings, fits = false
 }
 
 }  // namespace tft

@@ -65,6 +65,16 @@ std::int64_t predicted_peak_with_recompute(const std::vector<UnitCost>& units,
                                            const std::vector<std::int64_t>& checkpointed_chunks,
                                            std::int64_t baseline_peak_bytes);
 
+// choose_checkpoint_chunks with backward's reruns counted: of the same Pareto front, the
+// cheapest plan whose predicted_peak_with_recompute fits the budget (its predicted_peak_bytes
+// is that peak). When none does, the plan with the most savings, fits = false. The front is
+// the linear model's, so a plan off it that only the reruns would favour is not considered.
+// min_chunks (per unit, optional): plans checkpoint at least that many of a unit's chunks
+// (ignored for a unit whose checkpointing saves nothing).
+CheckpointChoice choose_checkpoint_chunks_with_recompute(
+    const std::vector<UnitCost>& units, std::int64_t baseline_peak_bytes, std::int64_t budget_bytes,
+    const std::vector<std::int64_t>& min_chunks = {});
+
 // The predicted savings and time of checkpointing the first k of a unit's chunks (the time:
 // k/n of its reruns, plus chunking_seconds when k > 0).
 std::int64_t partial_saved_bytes(const UnitCost& unit, std::int64_t k);

@@ -21,7 +21,7 @@ constexpr BoundaryDtype kDtypesInOrder[] = {BoundaryDtype::kFloat32, BoundaryDty
 struct Verified {
   CheckpointChoice choice;
   StepMeasurement measured;
-  std::int64_t overestimate_spent_bytes = 0;  // BudgetOutcome's
+  std::int64_t first_fit_peak_bytes = 0;  // BudgetOutcome's
   double recompute_seconds_saved = 0.0;
 };
 
@@ -62,16 +62,13 @@ class BudgetPlanner {
 
   // `choice` with the first chunk of every unit it leaves whole checkpointed too (units in one
   // chunk, which run alike either way, left as they are), priced and predicted as choose() does.
-  // With `ran_in_chunks`, only the units that plan checkpointed.
   CheckpointChoice with_whole_units_chunked(const CheckpointChoice& choice,
-                                            const std::vector<UnitCost>& costs,
-                                            const CheckpointChoice* ran_in_chunks = nullptr) const {
+                                            const std::vector<UnitCost>& costs) const {
     CheckpointChoice chunked = choice;
     chunked.predicted_recompute_seconds = 0.0;
     for (std::size_t u = 0; u < costs.size(); ++u) {
       std::int64_t& k = chunked.checkpointed_chunks[u];
-      const bool chunked_before = !ran_in_chunks || ran_in_chunks->checkpointed_chunks[u] > 0;
-      if (k == 0 && chunked_before && costs[u].chunks > 1 && costs[u].held_bytes > 0) k = 1;
+      if (k == 0 && costs[u].chunks > 1 && costs[u].held_bytes > 0) k = 1;
       chunked.predicted_recompute_seconds += partial_recompute_seconds(costs[u], k);
     }
     chunked.predicted_peak_bytes =
@@ -79,29 +76,13 @@ class BudgetPlanner {
     return chunked;
   }
 
-  // The cheapest plan predicted to fit `budget` with backward's reruns counted
-  // (predicted_peak_with_recompute): the linear choice (choose_checkpoint_chunks), asked again
-  // with less while what the reruns add takes it over. A miss found here costs no step.
-  CheckpointChoice choose(const std::vector<UnitCost>& costs, double budget) const {
-    double linear_budget = budget;
-    CheckpointChoice choice;
-    for (int attempt = 0; attempt < kRerunCorrections; ++attempt) {
-      choice = choose_checkpoint_chunks(costs, none_.peak_bytes,
-                                        static_cast<std::int64_t>(std::floor(linear_budget)));
-      if (!choice.fits) return choice;
-      const auto linear_peak = static_cast<double>(choice.predicted_peak_bytes);
-      choice.predicted_peak_bytes =
-          predicted_peak_with_recompute(costs, choice.checkpointed_chunks, none_.peak_bytes);
-      const auto over = static_cast<double>(choice.predicted_peak_bytes) - budget;
-      if (over <= 0) return choice;
-      // Below this choice's own linear peak, not only below the budget asked for: the choices
-      // are discrete, and a linear peak well under the budget asked for would be chosen again
-      // for any budget between them (seen at 176.8 MiB on the reference config: the same plan,
-      // 0.2 MiB over, eight times, and then the floor).
-      linear_budget = std::min(linear_budget, linear_peak) - over;
-    }
-    choice.fits = false;
-    return choice;
+  // The cheapest plan predicted to fit `budget` with backward's reruns counted, checkpointing
+  // at least min_chunks of each unit's chunks: the linear model's Pareto front scanned for
+  // predicted_peak_with_recompute (checkpoint/planner.h). A miss found here costs no step.
+  CheckpointChoice choose(const std::vector<UnitCost>& costs, double budget,
+                          const std::vector<std::int64_t>& min_chunks) const {
+    return choose_checkpoint_chunks_with_recompute(
+        costs, none_.peak_bytes, static_cast<std::int64_t>(std::floor(budget)), min_chunks);
   }
 
   StepMeasurement measure(const CheckpointConfig& like_dtype, const CheckpointChoice& choice,
@@ -110,24 +91,35 @@ class BudgetPlanner {
     return meter_.measure(setting.config, setting.limits);
   }
 
-  // The per-unit model can predict a plan well over what it measures (the reference config at
-  // 122.9 MiB: historical_encoder in 6 of 8 chunks and the cheap units, predicted 120.8 MiB,
-  // measured 104.1; the floor, 76.6 against 59.8: the prediction counts a rerun's temporaries
-  // on top of bytes that backward has freed by then). So once a plan has fitted, the plan
-  // predicted to fit the budget planned for raised by that overestimate is measured too, and
-  // kept when it fits and recomputes less; one step more, spent only when the overestimate is
-  // worth it and `attempts_left`. A unit the fitting plan ran in chunks stays in chunks (one
-  // checkpointed at least): run whole, its backward can peak over the budget (plan_dtype).
-  void spend_overestimate(Verified& fit, const CheckpointConfig& like_dtype,
-                          const std::vector<UnitCost>& costs, double planning_budget,
-                          std::vector<CheckpointChoice>& tried, int attempts_left) {
-    const std::int64_t overestimate = fit.choice.predicted_peak_bytes - fit.measured.peak_bytes;
-    if (attempts_left <= 0 || static_cast<double>(overestimate) <
-                                  kOverestimateWorthSpending * static_cast<double>(budget_)) {
-      return;
+  // A plan that fits can leave budget unused that a cheaper plan would take:
+  //  - the per-unit model can predict a plan well over what it measures (the reference config
+  //    at 122.9 MiB: historical_encoder in 6 of 8 chunks and the cheap units, predicted 120.8
+  //    MiB, measured 104.1; the floor, 76.6 against 59.8: the prediction counts a rerun's
+  //    temporaries on top of bytes that backward has freed by then);
+  //  - a plan with its whole units chunked (plan_dtype) was not chosen for the budget: at 293.2
+  //    MiB on the reference config it measured 256.3.
+  // So once a plan has fitted, the cheapest plan predicted to fit the budget planned for,
+  // raised by the fit's overestimate, is measured too, and kept when it fits and recomputes
+  // less: one step more, spent only when it may pay (an overestimate of
+  // kOverestimateWorthSpending of the budget or more, or a chunked fit) and `attempts_left`.
+  // Units the fit ran in chunks stay in chunks: run whole, a unit's backward can peak over the
+  // budget.
+  void spend_unused_budget(Verified& fit, bool chunked_fit, const CheckpointConfig& like_dtype,
+                           const std::vector<UnitCost>& costs, double planning_budget,
+                           std::vector<std::int64_t> min_chunks,
+                           std::vector<CheckpointChoice>& tried, int attempts_left) {
+    const std::int64_t overestimate =
+        std::max<std::int64_t>(0, fit.choice.predicted_peak_bytes - fit.measured.peak_bytes);
+    const bool worth_it =
+        chunked_fit || static_cast<double>(overestimate) >=
+                           kOverestimateWorthSpending * static_cast<double>(budget_);
+    if (attempts_left <= 0 || !worth_it) return;
+    for (std::size_t u = 0; u < costs.size(); ++u) {
+      if (fit.choice.checkpointed_chunks[u] > 0)
+        min_chunks[u] = std::max<std::int64_t>(min_chunks[u], 1);
     }
-    const CheckpointChoice cheaper = with_whole_units_chunked(
-        choose(costs, planning_budget + static_cast<double>(overestimate)), costs, &fit.choice);
+    const CheckpointChoice cheaper =
+        choose(costs, planning_budget + static_cast<double>(overestimate), min_chunks);
     if (!cheaper.fits || std::find(tried.begin(), tried.end(), cheaper) != tried.end() ||
         cheaper.predicted_recompute_seconds >= fit.choice.predicted_recompute_seconds) {
       return;
@@ -137,7 +129,8 @@ class BudgetPlanner {
     if (measured.peak_bytes > budget_) return;
     const double saved =
         fit.choice.predicted_recompute_seconds - cheaper.predicted_recompute_seconds;
-    fit = Verified{cheaper, std::move(measured), overestimate, saved};
+    const std::int64_t first_fit_peak = fit.measured.peak_bytes;
+    fit = Verified{cheaper, std::move(measured), first_fit_peak, saved};
   }
 
   // What each unit saves when checkpointed: what it keeps without checkpointing minus what it
@@ -217,15 +210,18 @@ class BudgetPlanner {
       planning_budget = std::min(planning_budget, static_cast<double>(budget_) - missed);
     };
     if (floor) correct_for_floor();
+    // 1 for a unit found to peak in its own backward when run whole (below): later plans keep
+    // it in chunks.
+    std::vector<std::int64_t> min_chunks(out.costs.size(), 0);
     for (int attempt = 0; attempt < kBudgetVerifications; ++attempt) {
-      const CheckpointChoice choice = choose(out.costs, planning_budget);
+      const CheckpointChoice choice = choose(out.costs, planning_budget, min_chunks);
       if (!choice.fits || std::find(tried.begin(), tried.end(), choice) != tried.end()) break;
       tried.push_back(choice);
       StepMeasurement measured = measure(like_dtype, choice, out.costs);
       if (measured.peak_bytes <= budget_) {
         out.verified = Verified{choice, std::move(measured)};
-        spend_overestimate(*out.verified, like_dtype, out.costs, planning_budget, tried,
-                           kBudgetVerifications - attempt - 1);
+        spend_unused_budget(*out.verified, false, like_dtype, out.costs, planning_budget,
+                            min_chunks, tried, kBudgetVerifications - attempt - 1);
         return out;
       }
       // A miss may come from a unit the plan leaves whole: its backward, run whole, holds its
@@ -240,10 +236,17 @@ class BudgetPlanner {
         ++attempt;
         tried.push_back(chunked);
         StepMeasurement chunked_measured = measure(like_dtype, chunked, out.costs);
+        if (chunked_measured.peak_bytes < measured.peak_bytes) {
+          for (std::size_t u = 0; u < min_chunks.size(); ++u) {
+            if (choice.checkpointed_chunks[u] == 0 && chunked.checkpointed_chunks[u] > 0) {
+              min_chunks[u] = 1;
+            }
+          }
+        }
         if (chunked_measured.peak_bytes <= budget_) {
           out.verified = Verified{chunked, std::move(chunked_measured)};
-          spend_overestimate(*out.verified, like_dtype, out.costs, planning_budget, tried,
-                             kBudgetVerifications - attempt - 1);
+          spend_unused_budget(*out.verified, true, like_dtype, out.costs, planning_budget,
+                              min_chunks, tried, kBudgetVerifications - attempt - 1);
           return out;
         }
       }
@@ -447,7 +450,7 @@ CheckpointPlan plan_for_budget(TFTModel& model, const PlanningStep& step,
     if (outcome.verified) {
       CheckpointPlan chosen = finish(planner.like(dtype), outcome.verified->choice, outcome.costs,
                                      outcome.verified->measured);
-      chosen.budget->overestimate_spent_bytes = outcome.verified->overestimate_spent_bytes;
+      chosen.budget->first_fit_peak_bytes = outcome.verified->first_fit_peak_bytes;
       chosen.budget->recompute_seconds_saved = outcome.verified->recompute_seconds_saved;
       return chosen;
     }

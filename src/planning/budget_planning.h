@@ -21,17 +21,19 @@
 //     miss (so the next plan predicts less than the one that missed) and the floor (every unit
 //     checkpointed, forward and backward) is measured once: below the budget it is the fallback
 //     and the search goes on (at most kBudgetVerifications plans), above it no float32 plan fits.
-//     A plan that fits, measured well under its prediction (by kOverestimateWorthSpending of the
-//     budget or more), is followed by the plan predicted to fit the budget raised by that
-//     overestimate, measured and kept when it fits and recomputes less, while plans remain. A
+//     A unit that peaked in its own backward run whole stays in chunks in every later plan. A
+//     plan that fits, measured well under its prediction (by kOverestimateWorthSpending of the
+//     budget or more) or with its whole units chunked, is followed by the cheapest plan
+//     predicted to fit the budget raised by that overestimate (the fit's chunked units kept in
+//     chunks), measured and kept when it fits and recomputes less, while plans remain. A
 //     budget below a rough estimate of the floor (what every unit checkpointed keeps at the end of
 //     forward + the largest chunk + what backward adds without checkpointing) measures the floor
 //     first; a measured floor lowers the budget planned for by what the per-unit model missed there
 //     (the recompute in backward);
 //  4. only then bfloat16, then int8 boundaries: their floor first (its forward gives the bytes
 //     each unit keeps with them); when it fits, step 3 with that dtype.
-// So a plan that fits usually costs a forward and two steps, three when it spends an
-// overestimate (a forward and one step when no checkpointing fits), near the float32 floor
+// So a plan that fits usually costs a forward and two steps, three when it spends unused
+// budget (a forward and one step when no checkpointing fits), near the float32 floor
 // too; one below it a step per dtype tried more.
 //
 // When nothing fits, MemoryBudgetError (one line, before any training): the smallest peak
@@ -56,8 +58,6 @@ namespace tft {
 
 inline constexpr int kBudgetVerifications = 3;  // per boundary dtype
 inline constexpr int kBatchSizeProbes = 3;
-// Re-choices without a step when backward's reruns take a linear choice over the budget.
-inline constexpr int kRerunCorrections = 8;
 // A fitting plan's overestimate (its prediction over its measured peak) below this share of the
 // budget is not worth a step to spend on a cheaper plan.
 inline constexpr double kOverestimateWorthSpending = 0.02;

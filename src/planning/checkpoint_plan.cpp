@@ -22,13 +22,12 @@ std::string CheckpointPlan::chosen() const {
   return text.empty() ? "no unit" : text;
 }
 
-std::string CheckpointPlan::overestimate_spent() const {
-  if (!budget || budget->overestimate_spent_bytes <= 0) return "";
+std::string CheckpointPlan::replaced_first_fit() const {
+  if (!budget || budget->first_fit_peak_bytes <= 0) return "";
   char saved[32];
   std::snprintf(saved, sizeof saved, "%.0f", 1e3 * budget->recompute_seconds_saved);
-  return std::string(" (") + saved +
-         " ms less than the first plan that fitted, whose prediction was " +
-         format_bytes(budget->overestimate_spent_bytes) + " over its measured peak)";
+  return std::string(" (") + saved + " ms less than the first plan that fitted, which measured " +
+         format_bytes(budget->first_fit_peak_bytes) + ")";
 }
 
 std::string CheckpointPlan::summary() const {
@@ -46,7 +45,7 @@ std::string CheckpointPlan::summary() const {
            format_bytes(budget->margin_bytes(measured_peak_bytes)) + "), predicted " +
            format_bytes(predicted_peak_bytes) + ", unchecked " +
            format_bytes(unchecked_peak_bytes) + ", +" + milliseconds + " ms recompute per step" +
-           overestimate_spent() + "; " + planning;
+           replaced_first_fit() + "; " + planning;
   }
   const double unchecked = static_cast<double>(unchecked_peak_bytes);
   char asked[32], measured[32];
@@ -101,7 +100,7 @@ nlohmann::ordered_json CheckpointPlan::to_json() const {
                           {"step_cpu_seconds", budget->step_cpu_seconds},
                           {"planning_steps", budget->planning_steps},
                           {"planning_cpu_steps", budget->planning_cpu_steps},
-                          {"overestimate_spent_bytes", budget->overestimate_spent_bytes},
+                          {"first_fit_peak_bytes", budget->first_fit_peak_bytes},
                           {"recompute_seconds_saved", budget->recompute_seconds_saved}};
   }
   return j;

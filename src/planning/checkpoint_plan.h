@@ -45,10 +45,10 @@ struct BudgetOutcome {
   // CPU time, which other load on a shared machine disturbs less.
   double planning_steps = 0.0;
   double planning_cpu_steps = 0.0;
-  // A plan that fitted first measured this much under its own prediction, and a plan predicted
-  // to need that much more was measured to fit too and kept: it recomputes less (by
-  // recompute_seconds_saved, predicted). 0 when the first plan that fitted was kept.
-  std::int64_t overestimate_spent_bytes = 0;
+  // The measured peak of the first plan that fitted, when a cheaper plan that takes more of the
+  // budget was then measured to fit too and kept instead (it recomputes less by
+  // recompute_seconds_saved, predicted); 0 when the first plan that fitted was kept.
+  std::int64_t first_fit_peak_bytes = 0;
   double recompute_seconds_saved = 0.0;
 
   std::int64_t margin_bytes(std::int64_t measured) const { return budget_bytes - measured; }
@@ -87,8 +87,8 @@ struct CheckpointPlan {
   //  boundaries; measured 850.0 MiB (margin 50.0 MiB), predicted 845.0 MiB, unchecked
   //  868.9 MiB, +40 ms recompute per step; planned in 2.1 s = 2.4 steps of 0.88 s".
   std::string summary() const;
-  // For a budget plan that spent an earlier fit's overestimate: " (N ms less than ...)"; else "".
-  std::string overestimate_spent() const;
+  // For a budget plan kept over the first that fitted: " (N ms less ...)"; else "".
+  std::string replaced_first_fit() const;
   // {"memory_fraction", "achievable", "unchecked_peak_bytes", "target_peak_bytes",
   //  "minimum_peak_bytes", "predicted_peak_bytes", "measured_peak_bytes",
   //  "unchecked_step_seconds", "predicted_recompute_seconds",

@@ -4,6 +4,8 @@
 #include "checkpoint/planner.h"
 #include "common/error.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <random>
@@ -169,21 +171,6 @@ TFT_TEST(random_tables_match_brute_force) {
   }
 }
 
-int main() {
-  const struct CMUnitTest tests[] = {
-      cmocka_unit_test(cheapest_set_of_whole_units_within_the_budget),
-      cmocka_unit_test(part_of_a_unit_meets_a_budget_a_whole_unit_overshoots),
-      cmocka_unit_test(the_price_of_running_in_chunks_is_paid_once_per_unit_touched),
-      cmocka_unit_test(a_budget_above_the_baseline_checkpoints_nothing),
-      cmocka_unit_test(an_unreachable_budget_gives_the_lowest_peak_and_says_so),
-      cmocka_unit_test(ties_in_time_go_to_the_larger_saving),
-      cmocka_unit_test(units_with_many_chunks_are_planned_in_even_steps),
-      cmocka_unit_test(a_unit_with_no_chunks_is_an_error),
-      cmocka_unit_test(random_tables_match_brute_force),
-  };
-  return cmocka_run_group_tests_name("planner", tests, nullptr, nullptr);
-}
-
 TFT_TEST(backward_reruns_raise_the_prediction_where_little_is_freed_before_them) {
   // Baseline 1000. "first" keeps 400 un-checkpointed and saves 300 over 2 chunks; "last" keeps
   // 200 and saves 200 in 1 chunk, with 50 bytes of forward temporaries.
@@ -209,4 +196,97 @@ TFT_TEST(backward_reruns_raise_the_prediction_where_little_is_freed_before_them)
   // Units without held or workspace bytes (unknown) still count a chunk per rerun.
   const std::vector<UnitCost> bare{{"a", 4, 400, 1.0}};
   assert_int_equal(predicted_peak_with_recompute(bare, {4}, 1000), 700);
+}
+
+// The rerun-aware choice against brute force: over every combination of chunk counts, the plans
+// no other saves at least as much as for no more time (the linear front, found here by
+// comparing every pair); the choice must be the cheapest of them whose peak with backward's
+// reruns fits, and when none fits, say so.
+TFT_TEST(rerun_aware_choice_is_the_cheapest_front_plan_that_fits) {
+  std::mt19937 rng(2468);
+  std::uniform_int_distribution<int> chunk_count(1, 4), unit_count(1, 4);
+  std::uniform_int_distribution<std::int64_t> bytes(1, 300), extra(0, 120);
+  std::uniform_real_distribution<double> seconds(0.1, 3.0);
+  int chose_off_the_linear_choice = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    std::vector<UnitCost> units(static_cast<std::size_t>(unit_count(rng)));
+    std::int64_t total = 0;
+    for (UnitCost& u : units) {
+      u = {"u", chunk_count(rng), bytes(rng), seconds(rng)};
+      u.held_bytes = u.saved_bytes + extra(rng);
+      u.workspace_bytes = extra(rng);
+      total += u.saved_bytes;
+    }
+    const std::int64_t baseline = 2000;
+    std::uniform_int_distribution<std::int64_t> saving(0, total);
+    const std::int64_t budget = baseline - saving(rng);
+    struct Plan {
+      Chunks chunks;
+      std::int64_t saved;
+      double seconds;
+    };
+    std::vector<Plan> plans;
+    Chunks current(units.size(), 0);
+    std::function<void(std::size_t)> visit = [&](std::size_t i) {
+      if (i == units.size()) {
+        Plan p{current, 0, 0.0};
+        for (std::size_t u = 0; u < units.size(); ++u) {
+          p.saved += tft::partial_saved_bytes(units[u], current[u]);
+          p.seconds += tft::partial_recompute_seconds(units[u], current[u]);
+        }
+        plans.push_back(std::move(p));
+        return;
+      }
+      for (std::int64_t k = 0; k <= units[i].chunks; ++k) {
+        current[i] = k;
+        visit(i + 1);
+      }
+      current[i] = 0;
+    };
+    visit(0);
+    double best = -1.0;  // the cheapest front plan that fits with its reruns
+    for (const Plan& p : plans) {
+      const bool dominated = std::any_of(plans.begin(), plans.end(), [&](const Plan& q) {
+        return q.saved >= p.saved && q.seconds <= p.seconds &&
+               (q.saved > p.saved || q.seconds < p.seconds - 1e-12);
+      });
+      if (dominated || tft::predicted_peak_with_recompute(units, p.chunks, baseline) > budget) {
+        continue;
+      }
+      if (best < 0 || p.seconds < best) best = p.seconds;
+    }
+    const CheckpointChoice choice =
+        tft::choose_checkpoint_chunks_with_recompute(units, baseline, budget);
+    assert_int_equal(choice.predicted_peak_bytes, tft::predicted_peak_with_recompute(
+                                                      units, choice.checkpointed_chunks, baseline));
+    if (best < 0) {
+      assert_false(choice.fits);
+      continue;
+    }
+    assert_true(choice.fits);
+    assert_true(choice.predicted_peak_bytes <= budget);
+    assert_true(std::abs(choice.predicted_recompute_seconds - best) < 1e-9);
+    if (!(choice == choose_checkpoint_chunks(units, baseline, budget))) {
+      ++chose_off_the_linear_choice;
+    }
+  }
+  // The reruns matter in these tables: some choices differ from the linear one.
+  assert_true(chose_off_the_linear_choice > 0);
+}
+
+int main() {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(cheapest_set_of_whole_units_within_the_budget),
+      cmocka_unit_test(part_of_a_unit_meets_a_budget_a_whole_unit_overshoots),
+      cmocka_unit_test(the_price_of_running_in_chunks_is_paid_once_per_unit_touched),
+      cmocka_unit_test(a_budget_above_the_baseline_checkpoints_nothing),
+      cmocka_unit_test(an_unreachable_budget_gives_the_lowest_peak_and_says_so),
+      cmocka_unit_test(ties_in_time_go_to_the_larger_saving),
+      cmocka_unit_test(units_with_many_chunks_are_planned_in_even_steps),
+      cmocka_unit_test(a_unit_with_no_chunks_is_an_error),
+      cmocka_unit_test(random_tables_match_brute_force),
+      cmocka_unit_test(backward_reruns_raise_the_prediction_where_little_is_freed_before_them),
+      cmocka_unit_test(rerun_aware_choice_is_the_cheapest_front_plan_that_fits),
+  };
+  return cmocka_run_group_tests_name("planner", tests, nullptr, nullptr);
 }
