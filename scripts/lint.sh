@@ -3,6 +3,9 @@
 #   - clang-format (.clang-format at the root; the pinned clang-format wheel from PyPI, installed
 #     into $TFT_LINT_VENV, default ~/.cache/tftrain/venv-lint, so every machine formats alike);
 #   - no file over 500 lines unless a line near its top says why ("over 500 lines: <reason>");
+#   - every TFT_TEST in a test with a cmocka main() is registered there (one defined but never
+#     listed passes by never running: test_planner's rerun test and test_model_config's chunk
+#     test did);
 #   - the Python scripts pass pyflakes' checks (flake8 --select=F, pinned, in the same venv): a
 #     name used before it is bound or never defined fails only when a script runs, and the
 #     bench scripts run rarely (backtest_cost.py once read a module its own variable shadowed).
@@ -39,6 +42,16 @@ elif ! "$venv/bin/clang-format" --dry-run --Werror "${sources[@]}" 2>/tmp/tftrai
 fi
 rm -f /tmp/tftrain-lint.$$
 
+mapfile -t test_sources < <(git grep -l 'cmocka_run_group_tests' -- 'tests/*.cpp')
+for file in "${test_sources[@]}"; do
+  for test in $(sed -n 's/^TFT_TEST(\([A-Za-z0-9_]*\)).*/\1/p' "$file"); do
+    if ! grep -Eq "cmocka_unit_test[a-z_]*\(${test}[,)]" "$file"; then
+      echo "lint: $file defines TFT_TEST($test) but its main() never runs it" >&2
+      status=1
+    fi
+  done
+done
+
 mapfile -t python_sources < <(git ls-files -- '*.py')
 if ! "$venv/bin/flake8" --select=F "${python_sources[@]}" >&2; then
   echo "lint: pyflakes findings above (flake8 --select=F)" >&2
@@ -54,5 +67,5 @@ for file in "${long_files[@]}"; do
     status=1
   fi
 done
-[ "$status" -eq 0 ] && echo "lint: ${#sources[@]} files formatted, ${#python_sources[@]} Python files clean, none over 500 lines without a reason" >&2
+[ "$status" -eq 0 ] && echo "lint: ${#sources[@]} files formatted, ${#test_sources[@]} tests with every TFT_TEST run, ${#python_sources[@]} Python files clean, none over 500 lines without a reason" >&2
 exit "$status"

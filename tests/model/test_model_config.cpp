@@ -200,6 +200,7 @@ int main() {
       cmocka_unit_test(quantile_rules),
       cmocka_unit_test(schema_rules),
       cmocka_unit_test(default_chunks_follow_the_window_lengths),
+      cmocka_unit_test(default_chunks_shrink_to_hold_a_minimum_size),
       cmocka_unit_test(unit_chunk_rules),
       cmocka_unit_test(units_and_variable_order),
       cmocka_unit_test(automatic_embedding_width),
