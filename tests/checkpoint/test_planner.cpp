@@ -26,6 +26,39 @@ std::vector<UnitCost> whole_units() {
 
 using Chunks = std::vector<std::int64_t>;
 
+// One combination of chunk counts, with its linear savings and time.
+struct Plan {
+  Chunks chunks;
+  std::int64_t saved = 0;
+  double seconds = 0.0;
+};
+
+// Brute force: every combination of chunk counts (a unit that saves nothing only at 0, as the
+// planner tries it), its sums added in unit order.
+std::vector<Plan> every_plan(const std::vector<UnitCost>& units) {
+  std::vector<Plan> plans;
+  Chunks current(units.size(), 0);
+  std::function<void(std::size_t)> visit = [&](std::size_t i) {
+    if (i == units.size()) {
+      Plan p{current};
+      for (std::size_t u = 0; u < units.size(); ++u) {
+        p.saved += tft::partial_saved_bytes(units[u], current[u]);
+        p.seconds += tft::partial_recompute_seconds(units[u], current[u]);
+      }
+      plans.push_back(std::move(p));
+      return;
+    }
+    for (std::int64_t k = 0; k <= units[i].chunks; ++k) {
+      if (k > 0 && units[i].saved_bytes <= 0) break;
+      current[i] = k;
+      visit(i + 1);
+    }
+    current[i] = 0;
+  };
+  visit(0);
+  return plans;
+}
+
 }  // namespace
 
 TFT_TEST(cheapest_set_of_whole_units_within_the_budget) {
@@ -141,28 +174,16 @@ TFT_TEST(random_tables_match_brute_force) {
     const std::int64_t baseline = 2000;
     std::uniform_int_distribution<std::int64_t> saving(0, total);
     const std::int64_t budget = baseline - saving(rng);
-    // Brute force over every combination of chunk counts.
-    double best_seconds = -1.0;
+    double best_seconds = -1.0;  // the cheapest plan that fits; ties to the larger saving
     std::int64_t best_saved = 0;
-    Chunks current(units.size(), 0);
-    std::function<void(std::size_t, std::int64_t, double)> visit =
-        [&](std::size_t i, std::int64_t saved, double time) {
-          if (i == units.size()) {
-            if (baseline - saved > budget) return;
-            if (best_seconds < 0 || time < best_seconds ||
-                (time == best_seconds && saved > best_saved)) {
-              best_seconds = time;
-              best_saved = saved;
-            }
-            return;
-          }
-          for (std::int64_t k = 0; k <= units[i].chunks; ++k) {
-            if (k > 0 && units[i].saved_bytes <= 0) break;
-            visit(i + 1, saved + tft::partial_saved_bytes(units[i], k),
-                  time + tft::partial_recompute_seconds(units[i], k));
-          }
-        };
-    visit(0, 0, 0.0);
+    for (const Plan& p : every_plan(units)) {
+      if (baseline - p.saved > budget) continue;
+      if (best_seconds < 0 || p.seconds < best_seconds ||
+          (p.seconds == best_seconds && p.saved > best_saved)) {
+        best_seconds = p.seconds;
+        best_saved = p.saved;
+      }
+    }
     const CheckpointChoice choice = choose_checkpoint_chunks(units, baseline, budget);
     assert_true(choice.fits);  // the budget is at most everything the units save
     assert_true(choice.predicted_peak_bytes <= budget);
@@ -220,30 +241,7 @@ TFT_TEST(rerun_aware_choice_is_the_cheapest_front_plan_that_fits) {
     const std::int64_t baseline = 2000;
     std::uniform_int_distribution<std::int64_t> saving(0, total);
     const std::int64_t budget = baseline - saving(rng);
-    struct Plan {
-      Chunks chunks;
-      std::int64_t saved;
-      double seconds;
-    };
-    std::vector<Plan> plans;
-    Chunks current(units.size(), 0);
-    std::function<void(std::size_t)> visit = [&](std::size_t i) {
-      if (i == units.size()) {
-        Plan p{current, 0, 0.0};
-        for (std::size_t u = 0; u < units.size(); ++u) {
-          p.saved += tft::partial_saved_bytes(units[u], current[u]);
-          p.seconds += tft::partial_recompute_seconds(units[u], current[u]);
-        }
-        plans.push_back(std::move(p));
-        return;
-      }
-      for (std::int64_t k = 0; k <= units[i].chunks; ++k) {
-        current[i] = k;
-        visit(i + 1);
-      }
-      current[i] = 0;
-    };
-    visit(0);
+    const std::vector<Plan> plans = every_plan(units);
     double best = -1.0;  // the cheapest front plan that fits with its reruns
     for (const Plan& p : plans) {
       const bool dominated = std::any_of(plans.begin(), plans.end(), [&](const Plan& q) {
