@@ -1,5 +1,6 @@
 #include "nn/linear_dropout_linear.h"
 
+#include "checkpoint/recompute.h"
 #include "nn/dropout.h"
 
 #include <ATen/ops/addcmul.h>
@@ -21,6 +22,11 @@ using torch::autograd::variable_list;
 
 // out = dropout(x W1^T + b1) W2^T + b2, the products as autocast makes them (each function's
 // forward runs under the caller's autocast state). Records in `ctx` what backward_products reads.
+//
+// In a checkpointed segment's rerun (checkpoint::is_recomputing()) the middle is kept as well:
+// that forward's backward follows at once, so the middle lives for one chunk's backward only,
+// and backward skips the product that would make it a third time (first forward, rerun,
+// backward). Its bits are the ones backward would make, so gradients do not change.
 at::Tensor forward_products(AutogradContext* ctx, const at::Tensor& x, const at::Tensor& w1,
                             const at::Tensor& b1, const at::Tensor& w2, const at::Tensor& b2,
                             double p) {
@@ -33,6 +39,7 @@ at::Tensor forward_products(AutogradContext* ctx, const at::Tensor& x, const at:
   ctx->saved_data["seed"] = static_cast<std::int64_t>(seed);
   ctx->saved_data["compute"] = static_cast<std::int64_t>(middle.scalar_type());
   ctx->saved_data["b2_dtype"] = static_cast<std::int64_t>(b2.scalar_type());
+  if (checkpoint::is_recomputing()) ctx->saved_data["middle"] = middle;
   return at::baddbmm(b2.unsqueeze(1), middle, w2.transpose(1, 2));
 }
 
@@ -60,9 +67,16 @@ ProductGradients backward_products(AutogradContext* ctx, const at::Tensor& grad_
   // out = middle W2^T + b2, middle = dropout(first), first = x W1^T + b1. The middle and the
   // first layer's gradient take the mask in one pass (one draw of its numbers); the middle
   // lives only as long as W2's gradient needs it.
-  at::Tensor middle = at::baddbmm(in_compute(b1).unsqueeze(1), xc, in_compute(w1).transpose(1, 2));
   at::Tensor grad_first = at::bmm(grad, in_compute(w2));  // [G, R, M]
-  if (p > 0.0) times_dropout_mask_(middle, p, seed, grad_first);
+  at::Tensor middle;
+  if (const auto kept = ctx->saved_data.find("middle"); kept != ctx->saved_data.end()) {
+    middle = kept->second.toTensor();  // a rerun's, already through the mask
+    kept->second = at::Tensor();       // released with the local below, after W2's gradient
+    if (p > 0.0) times_dropout_mask_(grad_first, p, seed);
+  } else {
+    middle = at::baddbmm(in_compute(b1).unsqueeze(1), xc, in_compute(w1).transpose(1, 2));
+    if (p > 0.0) times_dropout_mask_(middle, p, seed, grad_first);
+  }
   ProductGradients g;
   g.w2 = at::bmm(grad.transpose(1, 2), middle);  // [G, O, M]
   middle.reset();

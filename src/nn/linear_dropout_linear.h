@@ -8,7 +8,10 @@
 // [G, R, M] (the second product's input, for W2's gradient). This function keeps x alone and
 // makes the middle again in backward: one product more per step, [G, R, I] x [I, M], for one
 // [G, R, M] tensor less from forward to backward. The dropout's mask is not kept either: its
-// seed is (dropout.h), and backward draws the same mask again.
+// seed is (dropout.h), and backward draws the same mask again. In a checkpointed segment's
+// rerun (checkpoint::is_recomputing()) it keeps the middle: there backward follows at once, so
+// the middle lives through one chunk's backward, and the product that would make it a third time
+// is skipped.
 //
 // Products run in the dtype autocast gives them in forward (bfloat16 under bf16-mixed), in
 // backward too, where autocast is off: the recomputed middle has the forward's bits, and each

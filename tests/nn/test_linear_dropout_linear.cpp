@@ -4,9 +4,13 @@
 // Dropout, which draws the same mask) give the same output bits and gradients within the
 // documented bound, in float32 and under bf16 autocast; the middle is not kept from forward to
 // backward (the tracking allocator's count); bad shapes are named. The same for the variable
-// selection's form, whose affine groups' rows and ELU are made inside and not kept either.
+// selection's form, whose affine groups' rows and ELU are made inside and not kept either. In a
+// checkpointed segment's rerun the middle is kept for the backward that follows at once, which
+// then makes it with no product, and the gradients keep their bits.
 #include "nn/linear_dropout_linear.h"
 
+#include "checkpoint/recompute.h"
+#include "common/operator_counter.h"
 #include "memory/memory_meter.h"
 #include "nn/dropout.h"
 #include "nn/precision.h"
@@ -291,11 +295,58 @@ TFT_TEST(affine_form_bad_shapes_are_named) {
       c10::Error, "shapes disagree");
 }
 
+// Checkpointed, the function runs twice before its backward (forward, rerun) and makes its middle
+// in both; the rerun keeps it, so backward computes no third one: the rerun's backward has the two
+// products of the rerun alone where the plain function's backward has one. The gradients have the
+// plain function's bits, in both forms.
+TFT_TEST(a_rerun_keeps_the_middle_for_its_backward) {
+  for (const bool affine : {false, true}) {
+    const Inputs in = make_inputs(2, 64, 16, 24, 8, torch::kFloat);
+    const AffineInputs ain = make_affine_inputs(2, 1, 64, 16, 24, 8, torch::kFloat);
+    const std::vector<torch::Tensor> params = affine ? ain.all() : in.all();
+    const auto run = [&] {
+      return affine ? fused_affine(ain, 0.1, torch::kFloat) : fused(in, 0.1);
+    };
+    // Gradients, and the products (baddbmm: the middle and the output) the backward ran.
+    const auto gradients = [&](bool checkpointed, std::int64_t& backward_products) {
+      torch::Tensor loss;
+      if (checkpointed) {
+        torch::manual_seed(5);  // fused() seeds its own dropout; this is the rerun's RNG state
+        loss = tft::checkpoint::checkpoint(
+            [&](const tft::checkpoint::TensorVector&) {
+              return tft::checkpoint::TensorVector{loss_of(run())};
+            },
+            {}, params)[0];
+      } else {
+        loss = loss_of(run());
+      }
+      tft::OperatorCounter counter("backward");
+      const std::vector<torch::Tensor> grads = torch::autograd::grad({loss}, params);
+      const auto calls = counter.calls_by_operator();
+      const auto found = calls.find("aten::baddbmm");
+      backward_products = found == calls.end() ? 0 : found->second;
+      return grads;
+    };
+    std::int64_t plain_products = 0, rerun_products = 0;
+    const std::vector<torch::Tensor> plain = gradients(false, plain_products);
+    const std::vector<torch::Tensor> rerun = gradients(true, rerun_products);
+    assert_int_equal(plain_products, 1);  // the middle, made again
+    assert_int_equal(rerun_products, 2);  // the rerun's forward only
+    for (std::size_t i = 0; i < plain.size(); ++i) {
+      if (!torch::equal(plain[i], rerun[i])) {
+        fail_msg("affine %d: input %zu's gradient differs by %g", affine, i,
+                 relative_error(plain[i], rerun[i]));
+      }
+    }
+  }
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(gradients_match_finite_differences_in_double),
       cmocka_unit_test(matches_the_unfused_operators),
       cmocka_unit_test(keeps_the_first_input_and_not_the_middle),
+      cmocka_unit_test(a_rerun_keeps_the_middle_for_its_backward),
       cmocka_unit_test(bad_shapes_are_named),
       cmocka_unit_test(affine_form_gradients_match_finite_differences_in_double),
       cmocka_unit_test(affine_form_matches_the_unfused_operators),
