@@ -2,7 +2,8 @@
 //  - the family (last, seasonal, statistic) by a short pilot fit of the model for each candidate
 //    normalisation, scored on a time-ordered holdout carved from the training part's end
 //    (TimeSeriesDataset::training_holdout), the lowest P50 q-risk winning; the seasonal family
-//    is scored by its best season's pilot;
+//    is scored by its best season's pilot; when other families come close, a longer pilot of
+//    each close family decides (kLongerPilotSteps);
 //  - the season, when seasonal wins, by the seasonal naive's P50 q-risk over the training part's
 //    windows. Why not by the pilots: on all four hourly and half-hourly sets of BENCHMARKS.md the
 //    pilots preferred the day while the full runs did better with the week, as the seasonal naive
@@ -47,6 +48,19 @@ inline constexpr std::int64_t kPilotSteps = 128;
 inline constexpr double kPilotTieFraction = 0.01;
 // The seasonal naive that picks the season is scored on at most this many training windows.
 inline constexpr std::size_t kSeasonEvidenceWindows = 8192;
+// A second, longer round of pilots for the families whose first pilot came within
+// kLongerPilotMargin of the best, when more than one did: kLongerPilotSteps steps on at most
+// kLongerPilotTrainingWindows windows each; their scores decide. Why: a first pilot ranks the
+// centers by how close their forecasts start, and the seasonal one starts at the seasonal naive.
+// On examples/configs/multiseries.yaml (daily, promotions and prices known) it led every first
+// pilot by up to 12% (seeds 2, 3: 0.107 against statistic's 0.118 and 0.121) while full runs
+// with it were 52% worse (0.094 against 0.061); the others overtake it after about 160 steps,
+// and at 384 steps on every window the pilots rank the three as the full runs do
+// (BENCHMARKS.md, "Longer pilots for close first rounds"). The margin is twice the largest
+// deficit seen overcome.
+inline constexpr double kLongerPilotMargin = 0.25;
+inline constexpr std::int64_t kLongerPilotSteps = 384;
+inline constexpr std::size_t kLongerPilotTrainingWindows = 8192;
 
 // When `dataset`'s center is provisional (center auto, no saved model's choice): runs the
 // pilots and recenters `dataset` on the winner, its reason naming every candidate's score
@@ -69,5 +83,22 @@ struct SeasonEvidence {
 std::optional<TargetChoice> choose_by_evidence(const std::vector<TargetChoice>& options,
                                                const std::vector<double>& pilot_scores,
                                                const std::vector<SeasonEvidence>& seasons);
+
+// Who runs the longer pilots, given the first round's scores: one option per family (last,
+// seasonal, statistic) whose best finite first score is within kLongerPilotMargin of the best,
+// each family's best first pilot (for seasonal the season its pilots preferred, which is what
+// the first round compared). Empty when fewer than two families qualify: the first round decides.
+std::vector<TargetChoice> contenders_for_longer_pilots(const std::vector<TargetChoice>& options,
+                                                       const std::vector<double>& first_scores);
+
+// The choice after the longer round: the family by the contenders' longer scores (as
+// choose_by_evidence ranks them, ties to statistic), then within that family by the first
+// round (choose_by_evidence over its options: for seasonal the naive's season among the seasons
+// whose first pilot finished). nullopt when every longer pilot diverged.
+std::optional<TargetChoice> choose_after_longer_pilots(const std::vector<TargetChoice>& options,
+                                                       const std::vector<double>& first_scores,
+                                                       const std::vector<TargetChoice>& contenders,
+                                                       const std::vector<double>& longer_scores,
+                                                       const std::vector<SeasonEvidence>& seasons);
 
 }  // namespace tft

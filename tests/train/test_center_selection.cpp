@@ -121,10 +121,67 @@ TFT_TEST(test_center_rule_takes_the_family_from_pilots_and_the_season_from_the_n
                          "one pilot score per option");
 }
 
+// Who runs the longer pilots: each family's best first pilot, for the families within
+// kLongerPilotMargin of the best; nobody when one family is clearly ahead. Then the longer
+// scores pick the family, and the first round (the naive, for seasonal) picks within it.
+TFT_TEST(test_center_longer_pilots_go_to_the_close_families) {
+  using tft::SeasonEvidence;
+  using tft::TargetCenter;
+  using tft::TargetChoice;
+  using tft::TargetScope;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<TargetChoice> options{{TargetScope::Encoder, TargetCenter::Last, 0},
+                                          {TargetScope::Encoder, TargetCenter::Seasonal, 24},
+                                          {TargetScope::Encoder, TargetCenter::Seasonal, 168},
+                                          {TargetScope::Series, TargetCenter::Statistic, 0}};
+  const std::vector<SeasonEvidence> week_wins{{24, 0.13}, {168, 0.08}};
+  const double margin = 1.0 + tft::kLongerPilotMargin;
+  // Seasonal ahead by 11% and 12% (multiseries.yaml, seed 3): all three families run again,
+  // seasonal at the season its pilots preferred.
+  const std::vector<double> first{0.1190, 0.1072, 0.1100, 0.1206};
+  std::vector<TargetChoice> c = tft::contenders_for_longer_pilots(options, first);
+  assert_int_equal(c.size(), 3);
+  assert_true(c[0].center == TargetCenter::Last);
+  assert_true(c[1].center == TargetCenter::Seasonal && c[1].season == 24);
+  assert_true(c[2].center == TargetCenter::Statistic && c[2].scope == TargetScope::Series);
+  // The longer pilots rank statistic first: it wins.
+  std::optional<TargetChoice> won =
+      tft::choose_after_longer_pilots(options, first, c, {0.0651, 0.1012, 0.0639}, week_wins);
+  assert_true(won && won->center == TargetCenter::Statistic && won->scope == TargetScope::Series);
+  // Seasonal first again: the naive's season (the week), not the day its pilots preferred.
+  won = tft::choose_after_longer_pilots(options, first, c, {0.0651, 0.0500, 0.0639}, week_wins);
+  assert_true(won && won->center == TargetCenter::Seasonal && won->season == 168);
+  // A tie goes to statistic, as in the first round.
+  won = tft::choose_after_longer_pilots(options, first, c, {0.0500, 0.0700, 0.0503}, week_wins);
+  assert_true(won && won->center == TargetCenter::Statistic);
+  // Every longer pilot diverged: no choice from this round.
+  assert_false(
+      tft::choose_after_longer_pilots(options, first, c, {nan, nan, nan}, week_wins).has_value());
+  // An hourly panel: seasonal far ahead of the others: the first round decides.
+  assert_true(tft::contenders_for_longer_pilots(options, {0.38, 0.14, 0.127, 0.33}).empty());
+  // The margin's edge: just inside runs again, just outside does not.
+  c = tft::contenders_for_longer_pilots(options, {0.5, 0.1, 0.5, 0.1 * margin * 0.999});
+  assert_int_equal(c.size(), 2);
+  assert_true(c[0].center == TargetCenter::Seasonal && c[0].season == 24);
+  assert_true(c[1].center == TargetCenter::Statistic);
+  assert_true(
+      tft::contenders_for_longer_pilots(options, {0.5, 0.1, 0.5, 0.1 * margin * 1.001}).empty());
+  // A diverged pilot is never close; nothing finite: nobody.
+  c = tft::contenders_for_longer_pilots(options, {0.1, nan, nan, 0.101});
+  assert_int_equal(c.size(), 2);
+  assert_true(c[0].center == TargetCenter::Last && c[1].center == TargetCenter::Statistic);
+  assert_true(tft::contenders_for_longer_pilots(options, {nan, nan, nan, nan}).empty());
+  TFT_ASSERT_THROWS_WITH(tft::contenders_for_longer_pilots(options, {0.1}), std::invalid_argument,
+                         "one pilot score per option");
+  TFT_ASSERT_THROWS_WITH(tft::choose_after_longer_pilots(options, first, c, {0.1}, week_wins),
+                         std::invalid_argument, "one pilot score per option");
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_center_auto_chooses_by_pilot_fits),
       cmocka_unit_test(test_center_rule_takes_the_family_from_pilots_and_the_season_from_the_naive),
+      cmocka_unit_test(test_center_longer_pilots_go_to_the_close_families),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
