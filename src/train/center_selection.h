@@ -54,7 +54,7 @@ inline constexpr std::size_t kSeasonEvidenceWindows = 8192;
 // centers by how close their forecasts start, and the seasonal one starts at the seasonal naive.
 // On examples/configs/multiseries.yaml (daily, promotions and prices known) it led every first
 // pilot by up to 12% (seeds 2, 3: 0.107 against statistic's 0.118 and 0.121) while full runs
-// with it were 52% worse (0.094 against 0.061); the others overtake it after about 160 steps,
+// with it were 54% worse (0.094 against 0.061); the others overtake it after about 160 steps,
 // and at 384 steps on every window the pilots rank the three as the full runs do
 // (BENCHMARKS.md, "Longer pilots for close first rounds"). The margin is twice the largest
 // deficit seen overcome.
