@@ -22,6 +22,10 @@ namespace tft {
 
 namespace {
 
+bool same_option(const TargetChoice& a, const TargetChoice& b) {
+  return a.center == b.center && a.scope == b.scope && a.season == b.season;
+}
+
 std::string candidate_name(const TargetChoice& c) {
   std::string name = to_string(c.center);
   if (c.center == TargetCenter::Seasonal) name += " (" + std::to_string(c.season) + " rows)";
@@ -195,7 +199,6 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
 
   const auto start = std::chrono::steady_clock::now();
   std::int64_t holdout_windows = 0;
-  // One pilot's score (NaN: it diverged); false when the training part cannot hold a window out.
   // One pilot's score (NaN: it diverged): the option trained for `steps` steps on at most
   // `windows` windows. `same_as`, when given, is an earlier pilot of the option (its epochs and
   // training windows, and its score): one that this would repeat exactly is not run again.
@@ -265,13 +268,9 @@ void choose_target_center(const TrainConfig& config, TimeSeriesDataset& dataset)
   if (!contenders.empty()) {
     std::vector<double> longer;
     for (const TargetChoice& c : contenders) {
-      const std::size_t i = static_cast<std::size_t>(std::find_if(options.begin(), options.end(),
-                                                                  [&](const TargetChoice& o) {
-                                                                    return o.center == c.center &&
-                                                                           o.scope == c.scope &&
-                                                                           o.season == c.season;
-                                                                  }) -
-                                                     options.begin());
+      const auto same = [&](const TargetChoice& o) { return same_option(o, c); };
+      const auto i = static_cast<std::size_t>(std::find_if(options.begin(), options.end(), same) -
+                                              options.begin());
       longer.push_back(
           run_pilot(c, kLongerPilotSteps, kLongerPilotTrainingWindows, &first[i]).score);
     }
