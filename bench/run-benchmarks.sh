@@ -235,5 +235,13 @@ torch_version=$("$peer_python" -c 'import importlib.metadata as m; print(m.versi
     echo
     echo "$build_time_section"
   fi
-} > BENCHMARKS.md
+} > BENCHMARKS.md.new
+# The file is written whole: a section this script does not make (one that another script or a
+# note added since) would be lost. Then BENCHMARKS.md stays as it was (bench/kept_sections.py).
+if [ -f BENCHMARKS.md ] && ! python3 bench/kept_sections.py BENCHMARKS.md BENCHMARKS.md.new; then
+  echo "run-benchmarks: BENCHMARKS.md left as it was; the runs' sections are in BENCHMARKS.md.new" \
+       "(move them in by hand, or regenerate each with its own script's --update)" >&2
+  exit 1
+fi
+mv BENCHMARKS.md.new BENCHMARKS.md
 echo "wrote BENCHMARKS.md"
