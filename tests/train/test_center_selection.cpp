@@ -24,6 +24,28 @@ using tft::Trainer;
 using tft::TrainReport;
 using namespace tft::testing;
 
+using tft::SeasonEvidence;
+using tft::TargetCenter;
+using tft::TargetChoice;
+using tft::TargetScope;
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// An hourly set's candidates: last, seasonal one day and one week back, statistic per series.
+std::vector<TargetChoice> hourly_options() {
+  return {{TargetScope::Encoder, TargetCenter::Last, 0},
+          {TargetScope::Encoder, TargetCenter::Seasonal, 24},
+          {TargetScope::Encoder, TargetCenter::Seasonal, 168},
+          {TargetScope::Series, TargetCenter::Statistic, 0}};
+}
+
+// The seasonal naive over the training part: the week beats the day.
+std::vector<SeasonEvidence> naive_prefers_the_week() { return {{24, 0.13}, {168, 0.08}}; }
+
+}  // namespace
+
 // Center auto (and scope auto, the defaults) chooses by pilot fits on the training part: the
 // reason names every candidate's score, the pilots write nothing, and the trainer then runs
 // bitwise like one configured with the winner (the pilots leave its generators alone).
@@ -84,16 +106,8 @@ TFT_TEST(test_center_auto_chooses_by_pilot_fits) {
 // The rule apart from the fits: the best pilot picks the family, the seasonal naive the season
 // (among the seasons whose pilot finished); a diverged pilot never wins.
 TFT_TEST(test_center_rule_takes_the_family_from_pilots_and_the_season_from_the_naive) {
-  using tft::SeasonEvidence;
-  using tft::TargetCenter;
-  using tft::TargetChoice;
-  using tft::TargetScope;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<TargetChoice> options{{TargetScope::Encoder, TargetCenter::Last, 0},
-                                          {TargetScope::Encoder, TargetCenter::Seasonal, 24},
-                                          {TargetScope::Encoder, TargetCenter::Seasonal, 168},
-                                          {TargetScope::Series, TargetCenter::Statistic, 0}};
-  const std::vector<SeasonEvidence> week_wins{{24, 0.13}, {168, 0.08}};
+  const std::vector<TargetChoice> options = hourly_options();
+  const std::vector<SeasonEvidence> week_wins = naive_prefers_the_week();
   // The day's pilot is the best: seasonal wins, at the week the naive prefers.
   std::optional<TargetChoice> c =
       tft::choose_by_evidence(options, {0.36, 0.12, 0.13, 0.31}, week_wins);
@@ -103,10 +117,10 @@ TFT_TEST(test_center_rule_takes_the_family_from_pilots_and_the_season_from_the_n
   c = tft::choose_by_evidence(options, {0.36, 0.20, 0.21, 0.19}, week_wins);
   assert_true(c && c->center == TargetCenter::Statistic && c->scope == TargetScope::Series);
   // The week's pilot diverged: the season falls back to one whose pilot finished.
-  c = tft::choose_by_evidence(options, {0.36, 0.12, nan, 0.31}, week_wins);
+  c = tft::choose_by_evidence(options, {0.36, 0.12, kNaN, 0.31}, week_wins);
   assert_true(c && c->season == 24);
   // No naive score (NaN, or none given): the pilot's own season.
-  c = tft::choose_by_evidence(options, {0.36, 0.12, 0.13, 0.31}, {{24, nan}, {168, nan}});
+  c = tft::choose_by_evidence(options, {0.36, 0.12, 0.13, 0.31}, {{24, kNaN}, {168, kNaN}});
   assert_true(c && c->season == 24);
   c = tft::choose_by_evidence(options, {0.36, 0.14, 0.13, 0.31}, {});
   assert_true(c && c->season == 168);
@@ -116,7 +130,7 @@ TFT_TEST(test_center_rule_takes_the_family_from_pilots_and_the_season_from_the_n
   c = tft::choose_by_evidence(options, {0.0316, 0.05, 0.05, 0.0323}, week_wins);
   assert_true(c && c->center == TargetCenter::Last);
   // Every pilot diverged: no choice.
-  assert_false(tft::choose_by_evidence(options, {nan, nan, nan, nan}, week_wins).has_value());
+  assert_false(tft::choose_by_evidence(options, {kNaN, kNaN, kNaN, kNaN}, week_wins).has_value());
   TFT_ASSERT_THROWS_WITH(tft::choose_by_evidence(options, {0.1}, {}), std::invalid_argument,
                          "one pilot score per option");
 }
@@ -125,16 +139,8 @@ TFT_TEST(test_center_rule_takes_the_family_from_pilots_and_the_season_from_the_n
 // kLongerPilotMargin of the best; nobody when one family is clearly ahead. Then the longer
 // scores pick the family, and the first round (the naive, for seasonal) picks within it.
 TFT_TEST(test_center_longer_pilots_go_to_the_close_families) {
-  using tft::SeasonEvidence;
-  using tft::TargetCenter;
-  using tft::TargetChoice;
-  using tft::TargetScope;
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<TargetChoice> options{{TargetScope::Encoder, TargetCenter::Last, 0},
-                                          {TargetScope::Encoder, TargetCenter::Seasonal, 24},
-                                          {TargetScope::Encoder, TargetCenter::Seasonal, 168},
-                                          {TargetScope::Series, TargetCenter::Statistic, 0}};
-  const std::vector<SeasonEvidence> week_wins{{24, 0.13}, {168, 0.08}};
+  const std::vector<TargetChoice> options = hourly_options();
+  const std::vector<SeasonEvidence> week_wins = naive_prefers_the_week();
   const double margin = 1.0 + tft::kLongerPilotMargin;
   // Seasonal ahead by 11% and 12% (multiseries.yaml, seed 3): all three families run again,
   // seasonal at the season its pilots preferred.
@@ -155,8 +161,8 @@ TFT_TEST(test_center_longer_pilots_go_to_the_close_families) {
   won = tft::choose_after_longer_pilots(options, first, c, {0.0500, 0.0700, 0.0503}, week_wins);
   assert_true(won && won->center == TargetCenter::Statistic);
   // Every longer pilot diverged: no choice from this round.
-  assert_false(
-      tft::choose_after_longer_pilots(options, first, c, {nan, nan, nan}, week_wins).has_value());
+  assert_false(tft::choose_after_longer_pilots(options, first, c, {kNaN, kNaN, kNaN}, week_wins)
+                   .has_value());
   // An hourly panel: seasonal far ahead of the others: the first round decides.
   assert_true(tft::contenders_for_longer_pilots(options, {0.38, 0.14, 0.127, 0.33}).empty());
   // The margin's edge: just inside runs again, just outside does not.
@@ -167,10 +173,10 @@ TFT_TEST(test_center_longer_pilots_go_to_the_close_families) {
   assert_true(
       tft::contenders_for_longer_pilots(options, {0.5, 0.1, 0.5, 0.1 * margin * 1.001}).empty());
   // A diverged pilot is never close; nothing finite: nobody.
-  c = tft::contenders_for_longer_pilots(options, {0.1, nan, nan, 0.101});
+  c = tft::contenders_for_longer_pilots(options, {0.1, kNaN, kNaN, 0.101});
   assert_int_equal(c.size(), 2);
   assert_true(c[0].center == TargetCenter::Last && c[1].center == TargetCenter::Statistic);
-  assert_true(tft::contenders_for_longer_pilots(options, {nan, nan, nan, nan}).empty());
+  assert_true(tft::contenders_for_longer_pilots(options, {kNaN, kNaN, kNaN, kNaN}).empty());
   TFT_ASSERT_THROWS_WITH(tft::contenders_for_longer_pilots(options, {0.1}), std::invalid_argument,
                          "one pilot score per option");
   TFT_ASSERT_THROWS_WITH(tft::choose_after_longer_pilots(options, first, c, {0.1}, week_wins),
