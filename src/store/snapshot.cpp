@@ -1,5 +1,7 @@
 #include "store/snapshot.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "common/json_util.h"
@@ -149,6 +151,13 @@ Snapshot load_snapshot(const fs::path& path, const TFTModel& model,
   snapshot.best_model = read_module_state(best, *model, where + " (best_model)");
   if (!archive.try_read("rng_cpu", snapshot.rng.cpu)) {
     throw IoError(where + ": random generator state missing");
+  }
+  // Resuming puts this state into the trainer's generator, which rejects a damaged one with an
+  // error of its own: try it on a scratch generator here, so a bad snapshot is this IoError.
+  try {
+    at::detail::createCPUGenerator().set_state(snapshot.rng.cpu);
+  } catch (const c10::Error& e) {
+    throw IoError(where + ": random generator state damaged: " + e.what_without_backtrace());
   }
   archive.try_read("rng_cuda", snapshot.rng.cuda);
   try {
