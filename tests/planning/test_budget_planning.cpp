@@ -368,7 +368,11 @@ TFT_TEST(auto_on_the_cpu_plans_within_an_address_space_limit) {
     return static_cast<std::int64_t>(
         static_cast<double>(budget + adam_state + tft::kAutoBudgetMarginBytes) / 0.9);
   };
+  // Measured on a second run: the process's first trainer maps memory (allocator arenas,
+  // thread stacks) that later ones reuse, and a drift taken from it ran up to 17 MiB high on the
+  // Debian 1.13 leg, which put the budget above the unchecked peak (1 run in 3).
   const std::int64_t generous = std::int64_t{768} << 20;
+  run_under(generous, false);
   const std::int64_t drift =
       generous - available_for(run_under(generous, false).plan.budget->budget_bytes);
   const std::int64_t headroom = available_for(unchecked / 2) + drift;
