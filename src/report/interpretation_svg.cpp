@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/atomic_file.h"
+#include "report/summary.h"
 #include "report/svg_util.h"
 
 namespace tft {
@@ -57,12 +58,6 @@ std::vector<Bar> sorted_bars(const std::vector<VariableImportance>& list) {
     return a.percent > b.percent;
   });
   return bars;
-}
-
-std::string percent_text(double percent) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.1f%%", percent);
-  return buf;
 }
 
 std::string count_text(std::size_t n, const char* what) {
@@ -123,7 +118,7 @@ double importance_panel(std::ostream& out, const std::string& id, const std::str
   for (std::size_t i = 0; i < bars.size(); ++i) {
     const Bar& bar = bars[i];
     const double y = rows_top + kRowHeight * static_cast<double>(i) + (kRowHeight - kBarHeight) / 2;
-    const std::string value = bar.finite ? percent_text(bar.percent) : "n/a";
+    const std::string value = bar.finite ? percent_text(bar.percent / 100.0) : "n/a";
     const double bar_width = X(bar.percent) - px0;
     out << "<g class=\"bar\"><title>" << xml_escape(bar.name + ": " + value) << "</title>\n";
     out << "<text class=\"name\" x=\"" << num(px0 - 8) << "\" y=\"" << num(y + kBarHeight - 3)
