@@ -408,6 +408,10 @@ const std::vector<Field>& fields() {
         "output.calibration",
         [](TrainConfig& c) -> CalibrationMethod& { return c.output.calibration; },
         {CalibrationMethod::None, CalibrationMethod::Conformal}));
+    f.push_back(choice<MedianRounding>(
+        "output.median_rounding",
+        [](TrainConfig& c) -> MedianRounding& { return c.output.median_rounding; },
+        {MedianRounding::Auto, MedianRounding::Whole, MedianRounding::None}));
     // backtest
     f.push_back(positive_int("backtest.folds",
                              [](TrainConfig& c) -> std::int64_t& { return c.backtest.folds; }));

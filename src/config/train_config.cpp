@@ -362,9 +362,10 @@ bool operator==(const TrainConfig& a, const TrainConfig& b) {
       t.init_scalers == u.init_scalers && t.init_categories == u.init_categories;
   return data_equal && windows_equal && split_equal && model_equal && training_equal &&
          a.checkpoint == b.checkpoint && a.output.directory == b.output.directory &&
-         a.output.calibration == b.output.calibration && a.backtest.folds == b.backtest.folds &&
-         a.backtest.mode == b.backtest.mode && a.backtest.refit_epochs == b.backtest.refit_epochs &&
-         a.base_dir == b.base_dir;
+         a.output.calibration == b.output.calibration &&
+         a.output.median_rounding == b.output.median_rounding &&
+         a.backtest.folds == b.backtest.folds && a.backtest.mode == b.backtest.mode &&
+         a.backtest.refit_epochs == b.backtest.refit_epochs && a.base_dir == b.base_dir;
 }
 
 bool operator!=(const TrainConfig& a, const TrainConfig& b) { return !(a == b); }
@@ -470,6 +471,15 @@ bool TrainConfig::was_given(const std::string& dotted_key) const {
 
 const char* to_string(CalibrationMethod method) {
   return method == CalibrationMethod::Conformal ? "conformal" : "none";
+}
+
+const char* to_string(MedianRounding rounding) {
+  switch (rounding) {
+    case MedianRounding::Auto: return "auto";
+    case MedianRounding::Whole: return "whole";
+    case MedianRounding::None: return "none";
+  }
+  return "auto";
 }
 
 const char* to_string(LrScheduleKind kind) {

@@ -303,10 +303,18 @@ enum class CalibrationMethod {
               // the validation windows
 };
 
+// Whether the forecast's median is a whole number (report/forecast_units.h).
+enum class MedianRounding {
+  Auto,   // "auto": whole when every value of the target in the training part is one
+  Whole,  // "whole": always rounded to the nearest whole number
+  None,   // "none": as the model predicts it
+};
+
 struct OutputConfig {
   // Relative paths in a YAML file resolve against the file's folder.
   std::string directory = "output";
   CalibrationMethod calibration = CalibrationMethod::Conformal;
+  MedianRounding median_rounding = MedianRounding::Auto;
 };
 
 // One broken rule: `field` is the dotted key ("training.epochs", "data.known_reals[2]"),
@@ -365,6 +373,7 @@ const char* to_string(InitScalers scalers);
 const char* to_string(InitCategories categories);
 const char* to_string(BacktestMode mode);
 const char* to_string(CalibrationMethod method);
+const char* to_string(MedianRounding rounding);
 const char* to_string(DistributedBackend backend);
 
 }  // namespace tft

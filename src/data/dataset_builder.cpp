@@ -26,6 +26,7 @@ TimeSeriesDataset DatasetBuilder::build() {
   encode_static_categoricals();
   resolve_target_center();  // before fit_scalers, which saves the resolved normaliser
   fit_scalers();
+  resolve_median_rounding();
   make_schema();
   make_sample_plans();
   make_windows();

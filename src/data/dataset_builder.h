@@ -44,6 +44,7 @@ class DatasetBuilder {
   void encode_static_categoricals();
   void fit_scalers();
   void resolve_target_center();
+  void resolve_median_rounding();
   void locate_statistics(const std::vector<std::string>& static_names);
 
   // Windowing (dataset_windows.cpp).

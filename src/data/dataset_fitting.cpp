@@ -2,6 +2,8 @@
 // of each series (categorical_encoder.h, scaler.h, target_normalizer.h), or taken from
 // transforms fitted before (grown, refitted or extended by new series as FittedTransformsUse
 // says), and where each column and series finds its statistics.
+#include <cmath>
+
 #include "common/error.h"
 #include "data/dataset_builder.h"
 #include "data/seasonality.h"
@@ -97,6 +99,32 @@ void DatasetBuilder::fit_scalers() {
     ds_.transforms_.static_scaler = std::move(static_scaler);
   }
   locate_statistics(static_names);
+}
+
+// A count's median is a whole number, and a forecast's median a fraction off it loses to a
+// naive forecast wherever the count repeats (BENCHMARKS.md, "Whole-number medians").
+// output.median_rounding auto looks for counts where the model learns: every value of the
+// target in the training parts is a whole number (data.missing has filled or dropped the
+// missing ones by then). A saved model keeps what it was fitted with.
+void DatasetBuilder::resolve_median_rounding() {
+  bool& whole = ds_.transforms_.whole_number_median;
+  if (fitted_ != nullptr) {
+    whole = fitted_->whole_number_median;
+    return;
+  }
+  switch (config_.output.median_rounding) {
+    case MedianRounding::Whole: whole = true; return;
+    case MedianRounding::None: whole = false; return;
+    case MedianRounding::Auto: break;
+  }
+  const std::vector<float>& target = ds_.reals_[plan_.target_index(data_.target)];
+  whole = true;
+  for (const RowRange& part : training_parts()) {
+    for (std::int64_t r = part.offset; r < part.offset + part.rows && whole; ++r) {
+      const float value = target[static_cast<std::size_t>(r)];
+      whole = std::nearbyint(value) == value;
+    }
+  }
 }
 
 // center auto's provisional choice, made once when a model is fitted (a saved model keeps its

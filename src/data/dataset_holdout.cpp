@@ -75,6 +75,9 @@ std::optional<TimeSeriesDataset> TimeSeriesDataset::training_holdout(
   thin_evenly(pilot.training_windows_, max_training_windows);
   thin_evenly(pilot.validation_windows_, max_validation_windows);
   pilot.recenter(choice, "pilot");
+  // Pilots compare the models' own medians: rounding, applied alike to every candidate after
+  // the choice, would only hide how far apart they are.
+  pilot.transforms_.whole_number_median = false;
   return pilot;
 }
 

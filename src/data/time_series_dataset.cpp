@@ -27,6 +27,7 @@ nlohmann::json DataTransforms::to_json() const {
                         {"version", 2},
                         {"target_normalizer", target_normalizer_to_json(target_normalizer)},
                         {"target_season", target_season},
+                        {"whole_number_median", whole_number_median},
                         {"scaler", scaler.to_json()},
                         {"static_scaler", static_scaler.to_json()},
                         {"encoders", encoders_json}};
@@ -70,6 +71,14 @@ DataTransforms DataTransforms::from_json(const nlohmann::json& json) {
                     to_string(t.target_normalizer.center) +
                     " (a season for center seasonal, and only for it)");
   }
+  if (json.contains("whole_number_median")) {
+    const nlohmann::json& whole = json["whole_number_median"];
+    if (!whole.is_boolean()) {
+      throw DataError("data transforms: whole_number_median: expected true or false, got " +
+                      whole.dump());
+    }
+    t.whole_number_median = whole.get<bool>();
+  }
   t.scaler = StandardScaler::from_json(json["scaler"]);
   t.static_scaler = StandardScaler::from_json(json["static_scaler"]);
   for (auto it = json["encoders"].begin(); it != json["encoders"].end(); ++it) {
@@ -80,7 +89,8 @@ DataTransforms DataTransforms::from_json(const nlohmann::json& json) {
 
 bool operator==(const DataTransforms& a, const DataTransforms& b) {
   return a.target_normalizer == b.target_normalizer && a.target_season == b.target_season &&
-         a.scaler == b.scaler && a.static_scaler == b.static_scaler && a.encoders == b.encoders;
+         a.whole_number_median == b.whole_number_median && a.scaler == b.scaler &&
+         a.static_scaler == b.static_scaler && a.encoders == b.encoders;
 }
 
 // ---------------------------------------------------------------------------------------

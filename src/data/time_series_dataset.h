@@ -59,12 +59,16 @@ struct DataTransforms {
   // Rows per season of the decoder's target centers under target_normalizer.center seasonal
   // (model.seasonality, or inferred from the time step when loading); 0 otherwise.
   std::int64_t target_season = 0;
+  // Forecasts give their median as a whole number (output.median_rounding resolved when the
+  // model was fitted; report/forecast_units.h).
+  bool whole_number_median = false;
 
   // {"format": "tftrain-data-transforms", "version": 2, "target_normalizer": {...},
-  //  "target_season": 24, "scaler": {...}, "static_scaler": {...},
+  //  "target_season": 24, "whole_number_median": true, "scaler": {...}, "static_scaler": {...},
   //  "encoders": {"store": {"categories": [...]}}}
   // Version 1 (no target_normalizer) reads as scope series, standard, no transformation; a
-  // file without target_season (written before center: seasonal existed) as 0.
+  // file without target_season (written before center: seasonal existed) as 0; one without
+  // whole_number_median (written before output.median_rounding existed) as false.
   nlohmann::json to_json() const;
   // DataError when the JSON is not such an object.
   static DataTransforms from_json(const nlohmann::json& json);

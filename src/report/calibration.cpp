@@ -9,6 +9,7 @@
 #include "common/error.h"
 #include "data/batch.h"
 #include "report/forecast.h"
+#include "report/forecast_units.h"
 
 namespace tft {
 
@@ -198,7 +199,8 @@ CalibrationResult calibrate_conformal(TFTModel& model, const TimeSeriesDataset& 
     const at::Tensor is_early = (f.decoder_start < median).view({-1, 1, 1});
     const at::Tensor calibrated =
         torch::where(is_early, from_late.apply(f.prediction), from_early.apply(f.prediction));
-    metrics.add(calibrated, f.batch.targets, unscale_target(dataset, f.batch, calibrated),
+    metrics.add(calibrated, f.batch.targets,
+                forecast_in_original_units(dataset, f.batch, calibrated, quantiles),
                 unscale_target(dataset, f.batch, f.batch.targets));
   }
   result.cross_fitted = metrics.result();

@@ -5,6 +5,7 @@
 #include <torch/utils.h>
 
 #include "data/future_window.h"
+#include "report/forecast_units.h"
 
 namespace tft {
 
@@ -26,10 +27,12 @@ class EvalModeGuard {
 };
 
 void append_forecasts(const TimeSeriesDataset& dataset, const TrainingBatch& batch,
-                      const TFTOutput& output, const QuantileCalibration& calibration, bool future,
+                      const TFTOutput& output, const std::vector<double>& quantiles,
+                      const QuantileCalibration& calibration, bool future,
                       std::vector<Forecast>& out) {
   const at::Tensor prediction =
-      unscale_target(dataset, batch, calibration.apply(output.prediction.detach().cpu()))
+      forecast_in_original_units(dataset, batch,
+                                 calibration.apply(output.prediction.detach().cpu()), quantiles)
           .contiguous();
   const at::Tensor actual = unscale_target(dataset, batch, batch.targets.cpu()).contiguous();
   const std::int64_t b = prediction.size(0), steps = prediction.size(1);
@@ -73,14 +76,16 @@ void for_each_batch_output(TFTModel& model, const TimeSeriesDataset& dataset,
 MetricAccumulator accumulate_windows(TFTModel& model, const TimeSeriesDataset& dataset,
                                      const std::vector<Window>& windows, std::int64_t batch_size,
                                      const c10::Device& device) {
-  MetricAccumulator metrics(model->config().quantiles);
+  const std::vector<double>& quantiles = model->config().quantiles;
+  MetricAccumulator metrics(quantiles);
   for_each_batch_output(model, dataset, windows, batch_size, device,
                         [&](const TrainingBatch& batch, const TFTOutput& output) {
                           const at::Tensor prediction = output.prediction.detach().cpu();
                           const at::Tensor target = batch.targets.cpu();
-                          metrics.add(prediction, target,
-                                      unscale_target(dataset, batch, prediction),
-                                      unscale_target(dataset, batch, target));
+                          metrics.add(
+                              prediction, target,
+                              forecast_in_original_units(dataset, batch, prediction, quantiles),
+                              unscale_target(dataset, batch, target));
                         });
   return metrics;
 }
@@ -101,8 +106,8 @@ Predictions predict_forecasts(TFTModel& model, const TimeSeriesDataset& dataset,
   const std::vector<Window>& windows = dataset.validation_windows();
   for_each_batch_output(model, dataset, windows, batch_size, device,
                         [&](const TrainingBatch& batch, const TFTOutput& output) {
-                          append_forecasts(dataset, batch, output, calibration, false,
-                                           out.forecasts);
+                          append_forecasts(dataset, batch, output, out.quantiles, calibration,
+                                           false, out.forecasts);
                           interpretation.add(output);
                         });
   // Origins: the time of each window's last encoder step.
@@ -123,7 +128,7 @@ Predictions predict_forecasts(TFTModel& model, const TimeSeriesDataset& dataset,
     for (std::uint32_t s = begin; s < std::min(n, begin + size); ++s) series.push_back(s);
     const TrainingBatch batch = gather_future_batch(dataset, series).to(device);
     const std::size_t first = out.forecasts.size();
-    append_forecasts(dataset, batch, model->forward(batch.inputs), calibration, true,
+    append_forecasts(dataset, batch, model->forward(batch.inputs), out.quantiles, calibration, true,
                      out.forecasts);
     for (std::size_t i = first; i < out.forecasts.size(); ++i) {
       const SeriesInfo& info = dataset.series()[out.forecasts[i].series];

@@ -5,8 +5,9 @@
 //   q-risk      the TFT paper's normalised quantile risk (Lim et al. 2021, section 7):
 //               R_q = 2 * sum QL_q(y, y_hat_q) / sum |y| over every window and horizon step,
 //               with QL_q(y, y_hat) = max(q (y - y_hat), (q - 1)(y - y_hat)), in ORIGINAL
-//               units (predictions and targets unscaled with their series' statistics); given
-//               for P50 and P90 when the model forecasts those quantiles
+//               units (predictions and targets unscaled with their series' statistics, the
+//               median whole where report/forecast_units.h says so); given for P50 and P90
+//               when the model forecasts those quantiles
 //   MAE P50     mean |y - y_hat_0.5| in original units
 //   coverage    per quantile q: the fraction of targets at or below the forecast y_hat_q (a
 //               calibrated forecast has coverage q)

@@ -20,6 +20,7 @@ nlohmann::ordered_json summary_json(const TrainReport& r) {
                         {"scope", r.target_scope},
                         {"reason", r.target_center_reason},
                         {"season", r.target_season}};
+  j["whole_number_median"] = r.whole_number_median;
   j["baselines"] = baseline_scores_to_json(r.baselines);
   j["calibration"] =
       r.calibration ? calibration_result_to_json(*r.calibration) : nlohmann::ordered_json();
@@ -125,6 +126,7 @@ std::string summary_text(const TrainReport& r) {
   }
   line("target center",
        r.target_center + ", scope " + r.target_scope + " (" + r.target_center_reason + ")");
+  if (r.whole_number_median) line("median", "whole numbers (output.median_rounding)");
   if (r.baselines.naive.windows > 0) {
     line("naive forecast: q-risk P50, P90", figure_text(r.baselines.naive.q_risk_p50, "%.4f") +
                                                 ", " +

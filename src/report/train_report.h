@@ -97,6 +97,8 @@ struct TrainReport {
   std::string target_center;
   std::string target_scope;
   std::string target_center_reason;
+  // Whether the forecasts' median is a whole number (DataTransforms::whole_number_median).
+  bool whole_number_median = false;
   // Intra-op threads at the end of the run, and why (ComputeThreads): "2 (auto: 2 of 2 CPUs
   // free ...)"; with auto, how often an epoch found another number of CPUs free.
   int threads = 0;

@@ -54,6 +54,7 @@ TrainReport TrainingRun::make_report() {
   report.init_from = state_.init_from;
   report.init_from_sha256 = state_.init_from_sha256;
   report.target_season = transforms.target_season;
+  report.whole_number_median = transforms.whole_number_median;
   report.baselines = baselines_;
   if (has_validation_) report.warnings = baseline_warnings(report.validation, baselines_);
   report.threads = state_.compute_threads.threads;

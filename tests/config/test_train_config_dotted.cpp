@@ -83,6 +83,14 @@ TFT_TEST(test_dotted_set) {
   TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "model.output_init", "zero"), tft::ConfigError,
                          "model.output_init: unknown value \"zero\" (expected one of: center, "
                          "uniform)");
+  assert_true(c.output.median_rounding == tft::MedianRounding::Auto);  // the default
+  tft::set_config_value(c, "output.median_rounding", "whole");
+  assert_true(c.output.median_rounding == tft::MedianRounding::Whole);
+  assert_string_equal(tft::get_config_value(c, "output.median_rounding").c_str(), "whole");
+  TFT_ASSERT_THROWS_WITH(tft::set_config_value(c, "output.median_rounding", "nearest"),
+                         tft::ConfigError,
+                         "output.median_rounding: unknown value \"nearest\" (expected one of: "
+                         "auto, whole, none)");
   tft::set_config_value(c, "training.lr_schedule.factor", "0.25");
   assert_true(c.training.lr_schedule.factor == 0.25);
   tft::set_config_value(c, "training.lr_schedule", "{kind: none, patience: 7}");

@@ -408,6 +408,61 @@ TFT_TEST(training_holdout_carves_the_training_part) {
                    .has_value());
 }
 
+// output.median_rounding auto: whole-number medians when every training value of the target is
+// a whole number (the validation part does not count), kept by the saved
+// transforms, forced either way by whole and none, and never in a pilot's holdout.
+TFT_TEST(whole_number_median_follows_the_training_part) {
+  TrainConfig c = base_config();
+  c.split.validation_steps = 2;
+  const auto with_values = [](double training, double validation) {
+    std::string text = "g,t,y\n";
+    for (int t = 0; t < 12; ++t) {
+      const double y = t < 10 ? 3.0 * t + training : validation;
+      text += "A," + std::to_string(t) + "," + std::to_string(y) + "\n";
+    }
+    return text;
+  };
+  const TimeSeriesDataset counts = load(with_values(0.0, 7.25), c);  // validation values ignored
+  assert_true(counts.transforms().whole_number_median);
+  const TimeSeriesDataset reals = load(with_values(0.5, 7.0), c);
+  assert_false(reals.transforms().whole_number_median);
+  // One fraction anywhere in the training part is enough to say no.
+  std::string one_fraction = with_values(0.0, 7.0);
+  one_fraction.replace(one_fraction.find("A,4,12.000000"), 13, "A,4,12.001");
+  assert_false(load(one_fraction, c).transforms().whole_number_median);
+
+  TrainConfig whole = c;
+  whole.output.median_rounding = tft::MedianRounding::Whole;
+  assert_true(load(with_values(0.5, 7.0), whole).transforms().whole_number_median);
+  TrainConfig none = c;
+  none.output.median_rounding = tft::MedianRounding::None;
+  assert_false(load(with_values(0.0, 7.0), none).transforms().whole_number_median);
+
+  // The fitted transforms keep it, through JSON too, whatever the new data and config say;
+  // transforms written before the key existed read as false.
+  const tft::DataTransforms saved = tft::DataTransforms::from_json(counts.transforms().to_json());
+  assert_true(saved.whole_number_median);
+  assert_true(saved == counts.transforms());
+  assert_true(load(with_values(0.5, 7.0), none, &saved).transforms().whole_number_median);
+  nlohmann::json old = counts.transforms().to_json();
+  old.erase("whole_number_median");
+  assert_false(tft::DataTransforms::from_json(old).whole_number_median);
+  nlohmann::json bad = counts.transforms().to_json();
+  bad["whole_number_median"] = 1;
+  TFT_ASSERT_THROWS_WITH(tft::DataTransforms::from_json(bad), tft::DataError,
+                         "whole_number_median: expected true or false, got 1");
+
+  // Pilots rank the models' own medians.
+  TrainConfig longer = c;
+  const TimeSeriesDataset long_counts =
+      load("g,t,y\n" + series_rows("A", 30, [](int t) { return t % 5; }), longer);
+  assert_true(long_counts.transforms().whole_number_median);
+  const std::optional<TimeSeriesDataset> pilot = long_counts.training_holdout(
+      longer, {tft::TargetScope::Encoder, tft::TargetCenter::Last, 0}, 100, 100);
+  assert_true(pilot.has_value());
+  assert_false(pilot->transforms().whole_number_median);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_scaling_fitted_on_training_part_only),
@@ -419,6 +474,7 @@ int main() {
       cmocka_unit_test(auto_scope_and_center_are_provisional),
       cmocka_unit_test(recenter_switches_the_center),
       cmocka_unit_test(training_holdout_carves_the_training_part),
+      cmocka_unit_test(whole_number_median_follows_the_training_part),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
