@@ -71,7 +71,7 @@ class BlockCache {
       // different times, and a block serves only sizes within an eighth of its own. On
       // bench/configs/reference.yaml `none`'s blocks add up to 1.64x its live peak; under a
       // bound of 9/8 about 60 large blocks a step went back and were faulted in again (79,000
-      // faults, 6-10% of the step).
+      // faults a step; the step ran 3-8% slower).
       limit_ = 2 * live_bytes;
     }
   }

@@ -6,8 +6,8 @@
 // its heap back to the kernel, so each step faults its activations in again, page by page:
 // on bench/configs/reference.yaml (`none`, 2 threads) 214,000 minor faults and 0.42 s of system
 // time per step without this cache, about 100 and 0.005 s with it (docs/config.md, "CPU memory
-// while training"). LibTorch's CUDA allocator caches for
-// the same reason; its CPU allocator does not.
+// while training"). LibTorch's CUDA allocator caches for the same reason; its CPU allocator
+// does not.
 //
 // While a BlockCacheScope lives, a freed block of at least kMinCachedBytes is kept; a request
 // takes the smallest kept block that holds it and wastes at most an eighth of it. The kept bytes
