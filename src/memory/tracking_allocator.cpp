@@ -46,12 +46,27 @@ void count_allocation(std::int64_t bytes) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
 }
 
+// A block from the C library. When it has none (RLIMIT_AS, a cgroup), the block cache's idle
+// blocks go back to it and the request is tried once more, as LibTorch's CUDA allocator frees its
+// cached blocks before it reports out of memory: memory held for reuse must not turn a step that
+// fits into an out-of-memory error. A second failure propagates (c10's "not enough memory" error,
+// which the library reports as out of memory).
+void* fresh_block(std::size_t bytes) {
+  try {
+    return c10::alloc_cpu(bytes);
+  } catch (const c10::Error&) {
+    if (block_cache_counters().idle_blocks == 0) throw;
+    release_cached_blocks();
+    return c10::alloc_cpu(bytes);
+  }
+}
+
 class TrackingAllocator final : public c10::Allocator {
  public:
   c10::DataPtr allocate(std::size_t bytes) TFT_ALLOCATE_CONST override {
     std::size_t capacity = bytes + kHeaderBytes;
     void* block = take_cached_block(capacity, &capacity);
-    if (block == nullptr) block = c10::alloc_cpu(capacity);
+    if (block == nullptr) block = fresh_block(capacity);
     auto* header =
         new (block) BlockHeader{bytes, capacity, ThreadSlot<CpuMemoryAccount>::current()};
     void* data = static_cast<char*>(block) + kHeaderBytes;

@@ -3,8 +3,12 @@
 // alone, the idle bytes stay bounded, and two threads can share it.
 #include "memory/block_cache.h"
 #include "memory/tracking_allocator.h"
+#include "support/address_space.h"
+#include "support/sanitizers.h"
 
 #include <torch/types.h>
+
+#include <sys/resource.h>
 
 #include <cstdint>
 #include <optional>
@@ -164,6 +168,36 @@ TFT_TEST(two_threads_share_it_without_mixing_blocks) {
   assert_true(block_cache_counters().hits > 0);
 }
 
+// Idle blocks give way when the C library runs out: under an address-space limit that leaves
+// room for a new 96 MiB tensor only once the cache's three idle 64 MiB blocks are gone, the
+// tensor is still made, and the cache is empty after it.
+TFT_TEST(idle_blocks_go_back_when_memory_runs_out) {
+#ifdef TFT_UNDER_ASAN
+  skip();  // ASan's shadow reserves terabytes of address space
+#endif
+  CpuMemoryTrackingScope tracking;
+  {
+    auto a = torch::empty({64 * kMiB}, torch::kUInt8);
+    auto b = torch::empty({64 * kMiB}, torch::kUInt8);
+    auto c = torch::empty({64 * kMiB}, torch::kUInt8);
+  }
+  assert_int_equal(block_cache_counters().idle_blocks, 3);
+  rlimit original{};
+  assert_int_equal(getrlimit(RLIMIT_AS, &original), 0);
+  rlimit limited = original;
+  limited.rlim_cur = static_cast<rlim_t>(tft::testing::address_space_in_use() + 48 * kMiB);
+  assert_int_equal(setrlimit(RLIMIT_AS, &limited), 0);
+  bool made = false;
+  try {
+    auto large = torch::empty({96 * kMiB}, torch::kUInt8);  // fits no idle block: 64 < 96
+    made = large.numel() == 96 * kMiB;
+  } catch (const std::exception&) {
+  }
+  assert_int_equal(setrlimit(RLIMIT_AS, &original), 0);
+  assert_true(made);
+  assert_int_equal(block_cache_counters().idle_blocks, 1);  // the new tensor's, kept when freed
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       // First: the bound follows the most bytes ever live, which later tests raise.
@@ -178,6 +212,8 @@ int main() {
       cmocka_unit_test_setup_teardown(nothing_is_kept_outside_a_scope, enable_cache, restore_cache),
       cmocka_unit_test_setup_teardown(disabled_keeps_nothing, enable_cache, restore_cache),
       cmocka_unit_test_setup_teardown(two_threads_share_it_without_mixing_blocks, enable_cache,
+                                      restore_cache),
+      cmocka_unit_test_setup_teardown(idle_blocks_go_back_when_memory_runs_out, enable_cache,
                                       restore_cache),
   };
   return cmocka_run_group_tests_name("block_cache", tests, nullptr, nullptr);
