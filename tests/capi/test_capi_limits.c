@@ -152,11 +152,16 @@ static void out_of_memory_is_a_status(void** state) {
   ASSERT_OK(tft_trainer_create(config, &trainer));
   tft_config_free(config);
   message = train_out_of_memory(trainer, (rlim_t)6 << 20);
-  /* A step, or the validation at the end of the epoch, whichever the allocator fails first. */
-  assert_true(strstr(message, "tft_trainer_train: out of memory: training step ") != NULL ||
-              strstr(message, "tft_trainer_train: out of memory: the validation after epoch 1: ") !=
-                  NULL);
-  assert_non_null(strstr(message, "an allocation of "));
+  /* A step, the validation at the end of the epoch, or the snapshot after it, whichever the
+   * allocator fails first: before a fresh block fails, the block cache gives its idle blocks
+   * back and tries again (tracking_allocator.cpp), so on Debian's LibTorch 1.13 the steps fit
+   * and the snapshot is the first to fail. */
+  if (strstr(message, "tft_trainer_train: out of memory: serialising ") == NULL) {
+    assert_true(strstr(message, "tft_trainer_train: out of memory: training step ") != NULL ||
+                strstr(message,
+                       "tft_trainer_train: out of memory: the validation after epoch 1: ") != NULL);
+    assert_non_null(strstr(message, "an allocation of "));
+  }
   tft_trainer_free(trainer);
 
   /* The same process trains as it did before the failure. */
