@@ -19,6 +19,7 @@
 #include <ATen/Context.h>
 
 #include "common/device.h"
+#include "common/device_kernel_counter.h"
 #include "common/error.h"
 #include "config/train_config_io.h"
 #include "data/batch.h"
@@ -305,6 +306,46 @@ TFT_TEST(memory_budgets_fit_on_cuda) {
   fs::remove_all(dir);
 }
 
+// tft-bench's kernel counts (issue 40): a known stretch gives at least its kernels and copy, and
+// a checkpointed step runs more kernels than one without checkpointing (it reruns forwards).
+TFT_TEST(kernels_run_on_cuda_are_counted) {
+  const torch::Tensor a = torch::randn({64, 64}, torch::TensorOptions().device(kGpu));
+  tft::DeviceKernelCounter counter(kGpu);
+  counter.start();
+  const torch::Tensor host = a.mm(a).mm(a).relu().cpu();
+  const auto counts = counter.finish();
+  if (!counts) fail_msg("no counts: %s", counter.unavailable_reason().c_str());
+  std::printf("  two products, a ReLU, a copy: %lld kernels, %lld copies, %lld sets\n",
+              static_cast<long long>(counts->kernels), static_cast<long long>(counts->memcpys),
+              static_cast<long long>(counts->memsets));
+  assert_true(counts->kernels >= 3);
+  assert_true(counts->memcpys >= 1);
+  assert_true(host.size(0) == 64);
+  assert_false(counter.finish().has_value());  // once only
+
+  auto c = small_config(full_schema(), 12, 5);
+  torch::manual_seed(5);
+  TFTModel model(c);
+  model->to(kGpu);
+  model->train();
+  tft::QuantileLoss loss_fn(c.quantiles);
+  const TFTBatch batch = tft::to_device(random_batch(c, 8), kGpu);
+  const torch::Tensor target = torch::randn({8, c.prediction_length}).to(kGpu);
+  std::vector<std::int64_t> kernels;
+  for (const CheckpointConfig& config : {CheckpointConfig::none(), CheckpointConfig::uniform(1)}) {
+    tft::DeviceKernelCounter step(kGpu);
+    step.start();
+    (void)training_step(model, loss_fn, batch, target, config);
+    const auto step_counts = step.finish();
+    if (!step_counts) fail_msg("no counts: %s", step.unavailable_reason().c_str());
+    kernels.push_back(step_counts->kernels);
+  }
+  std::printf("  a training step: %lld kernels without checkpointing, %lld with every unit\n",
+              static_cast<long long>(kernels[0]), static_cast<long long>(kernels[1]));
+  assert_true(kernels[0] > 100);
+  assert_true(kernels[1] > kernels[0]);
+}
+
 #endif  // TFT_WITH_CUDA
 
 int main() {
@@ -325,6 +366,7 @@ int main() {
       cmocka_unit_test(trainer_on_cuda_in_mixed_precision_learns_and_resumes_bitwise),
       cmocka_unit_test(loss_scaler_skips_an_overflowing_step_on_cuda),
       cmocka_unit_test(memory_budgets_fit_on_cuda),
+      cmocka_unit_test(kernels_run_on_cuda_are_counted),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 #endif

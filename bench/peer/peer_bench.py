@@ -747,13 +747,21 @@ def count_ops(r: Runner, x, target, seed: int) -> dict:
     of a device tensor waits for the device. torch.optim.Adam's single-tensor path reads each
     parameter's step count this way; those counters stay on the CPU even for CUDA parameters,
     so there they do not wait (the CPU count includes them, and says so in the table).
+
+    On a CUDA device, also the kernels, memory copies and memory sets the step ran, from the
+    profiler's device activities, by the rule tft-bench counts its own with
+    (src/common/device_kernel_counter.h).
     """
     import torch
     from torch.profiler import ProfilerActivity, profile, record_function
 
+    on_cuda = r.precision.device_type == "cuda"
+    activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_cuda else [])
     r.zero_grad()
     torch.manual_seed(seed)
-    with native_stderr_filtered(PROFILER_NOISE), profile(activities=[ProfilerActivity.CPU]) as prof:
+    if on_cuda:
+        torch.cuda.synchronize()  # the zeroing's kernels are not the step's
+    with native_stderr_filtered(PROFILER_NOISE), profile(activities=activities) as prof:
         with record_function("tft_phase::forward"), r.precision.autocast():
             output = r.model(x)
         with record_function("tft_phase::loss"), r.precision.autocast():
@@ -763,6 +771,8 @@ def count_ops(r: Runner, x, target, seed: int) -> dict:
         with record_function("tft_phase::optimizer"):
             r.precision.step(r.optimizer)
         del output, loss
+        if on_cuda:
+            torch.cuda.synchronize()  # the profiler records a kernel once it has run
     events = prof.events()
     phases = [(e.time_range.start, e.time_range.end, e.name.split("::", 1)[1])
               for e in events if e.name.startswith("tft_phase::")]
@@ -782,9 +792,31 @@ def count_ops(r: Runner, x, target, seed: int) -> dict:
                 parent = parent.cpu_parent
             if parent is None or not parent.name.startswith("aten::"):
                 reads += 1
-    return {"op_calls": sum(calls.values()),
-            "op_calls_by_phase": calls,
-            "host_syncs": reads}
+    counts = {"op_calls": sum(calls.values()),
+              "op_calls_by_phase": calls,
+              "host_syncs": reads}
+    kernels = device_kernels(prof) if on_cuda else None
+    if kernels is not None:
+        counts["device_kernels"] = kernels
+    elif on_cuda:
+        print(f"peer_bench: {r.strategy}: kernels not counted: the profiler recorded no device "
+              "activity (is CUPTI available?)", file=sys.stderr)
+    return counts
+
+
+def device_kernels(prof) -> dict | None:
+    """Kernels, copies and sets on a CUDA device among a profile's events, classified by their
+    Kineto activity type as tft-bench classifies its own; None when there were none at all (the
+    profiler saw nothing: a zero would read as a count)."""
+    from torch._C._autograd import DeviceType
+
+    kinds = {"kernel": "kernels", "gpu_memcpy": "memcpys", "gpu_memset": "memsets"}
+    counts = {name: 0 for name in kinds.values()}
+    for e in prof.profiler.kineto_results.events():
+        kind = kinds.get(e.activity_type()) if e.device_type() == DeviceType.CUDA else None
+        if kind is not None:
+            counts[kind] += 1
+    return counts if any(counts.values()) else None
 
 
 def median(values: list[float]) -> float:
@@ -971,6 +1003,11 @@ def main(argv=None) -> int:
             by = res["op_calls_by_phase"]
             print(f"| {res['strategy']} | {res['op_calls']} | {by['forward']} | {by['loss']} | "
                   f"{by['backward']} | {by['optimizer']} | {res['host_syncs']} |")
+        if all("device_kernels" in res for res in results):
+            print("\n| strategy | kernels | memory copies | memory sets |\n|---|---:|---:|---:|")
+            for res in results:
+                k = res["device_kernels"]
+                print(f"| {res['strategy']} | {k['kernels']} | {k['memcpys']} | {k['memsets']} |")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({

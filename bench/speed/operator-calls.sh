@@ -53,7 +53,10 @@ trap 'rm -f "$section"' EXIT
   echo "\`peer_bench.py --count-ops\`, the same rule over torch.profiler's events). The peer's"
   echo "\"host syncs\" are torch.optim.Adam reading each parameter's step counter, which stays on"
   echo "the CPU on a GPU too. Step times are separate processes run back to back (the machine's"
-  echo "times move by up to 15% between runs); the counts are exact."
+  echo "times move by up to 15% between runs); the counts are exact. On a CUDA device both sides"
+  echo "also count the kernels the step ran (\`src/common/device_kernel_counter.h\`, the same rule"
+  echo "for the peer; \`bench/gpu/README.md\`); a CPU runs none, so the tables here have no such"
+  echo "column."
   for c in "${configs[@]}"; do
     read -r name threads _ _ <<<"$c"
     echo

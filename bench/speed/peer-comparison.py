@@ -7,7 +7,9 @@ OURS.json is tft-bench's --json output, PEER.json peer_bench.py's. Prints a Mark
 step time, peak activation memory and memory saved of ours (`none`, `full`) and the peer's
 (`none`, `naive`), and each step time as a ratio of the peer's `none`, the issue's yardstick;
 with operator counts in both files (tft-bench always, peer_bench.py --count-ops), the step's
-ATen operator calls and host syncs too, each call count as a ratio of the peer's `none`.
+ATen operator calls and host syncs too, each call count as a ratio of the peer's `none`; and on a
+CUDA device, where both files count them, the kernels each step ran (each a launch the host paid
+for) and their ratio to the peer's `none`.
 Warns (stderr, and under the title) when the two runs differ in device, thread count, batch
 size or torch version: such a ratio compares machines, not trainers.
 """
@@ -35,9 +37,12 @@ def main():
     rows = [("tftrain", ours, s) for s in ("none", "full") if s in ours]
     rows += [("pytorch-forecasting", peer, s) for s in ("none", "naive") if s in peer]
     ops = all("op_calls" in table[strategy] for _, table, strategy in rows)
+    kernels = ops and all("device_kernels" in table[strategy] for _, table, strategy in rows)
     print("| run | step ms | / peer `none` | peak activations MiB | memory saved | max abs grad diff |"
-          + (" operator calls | / peer `none` | host syncs |" if ops else ""))
-    print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if ops else ""))
+          + (" operator calls | / peer `none` | host syncs |" if ops else "")
+          + (" kernels | / peer `none` |" if kernels else ""))
+    print("|---|---:|---:|---:|---:|---:|" + ("---:|---:|---:|" if ops else "")
+          + ("---:|---:|" if kernels else ""))
     for who, table, strategy in rows:
         r = table[strategy]
         saved = 1 - r["peak_activation_bytes"] / table["none"]["peak_activation_bytes"]
@@ -45,6 +50,9 @@ def main():
         if ops:
             counts = (f" {r['op_calls']} | {r['op_calls'] / peer['none']['op_calls']:.2f} "
                       f"| {r['host_syncs']} |")
+        if kernels:
+            launched = r["device_kernels"]["kernels"]
+            counts += f" {launched} | {launched / peer['none']['device_kernels']['kernels']:.2f} |"
         print(f"| {who} `{strategy}` | {1e3 * r['step_seconds_median']:.1f} "
               f"| {r['step_seconds_median'] / yardstick:.2f} "
               f"| {r['peak_activation_bytes'] / 2**20:.1f} | {100 * saved:.1f}% "

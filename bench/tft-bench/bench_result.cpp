@@ -35,6 +35,11 @@ std::string results_to_json(const BenchRun& run, const std::vector<BenchResult>&
                       {"backward", r.op_calls_backward},
                       {"optimizer", r.op_calls_optimizer}}},
                     {"host_syncs", r.host_syncs}});
+    if (r.device_kernels) {
+      rows.back()["device_kernels"] = {{"kernels", r.device_kernels->kernels},
+                                       {"memcpys", r.device_kernels->memcpys},
+                                       {"memsets", r.device_kernels->memsets}};
+    }
   }
   nlohmann::json peaks = {
       {"float32",
@@ -99,21 +104,40 @@ std::string results_to_markdown(const std::vector<BenchResult>& results, const B
 }
 
 std::string op_counts_to_markdown(const std::vector<BenchResult>& results) {
+  // On a CUDA device, the kernels each step ran beside the calls that launched them.
+  const bool kernels = std::any_of(results.begin(), results.end(), [](const BenchResult& r) {
+    return r.device_kernels.has_value();
+  });
   std::ostringstream out;
   out << "| strategy | operator calls | forward | loss | backward | optimizer | host syncs | "
-         "calls / none's |\n"
-      << "|---|---:|---:|---:|---:|---:|---:|---:|\n";
+         "calls / none's |"
+      << (kernels ? " kernels | copies and sets | kernels / none's |" : "") << "\n"
+      << "|---|---:|---:|---:|---:|---:|---:|---:|" << (kernels ? "---:|---:|---:|" : "") << "\n";
   const double base = results.empty() ? 0.0 : static_cast<double>(results.front().op_calls);
-  char line[256];
+  const auto kernels_of = [](const BenchResult& r) {
+    return r.device_kernels ? static_cast<double>(r.device_kernels->kernels) : 0.0;
+  };
+  const double base_kernels = results.empty() ? 0.0 : kernels_of(results.front());
+  char line[320];
   for (const auto& r : results) {
     std::snprintf(
-        line, sizeof line, "| %s | %lld | %lld | %lld | %lld | %lld | %lld | %.2f |\n",
+        line, sizeof line, "| %s | %lld | %lld | %lld | %lld | %lld | %lld | %.2f |",
         r.strategy.c_str(), static_cast<long long>(r.op_calls),
         static_cast<long long>(r.op_calls_forward), static_cast<long long>(r.op_calls_loss),
         static_cast<long long>(r.op_calls_backward), static_cast<long long>(r.op_calls_optimizer),
         static_cast<long long>(r.host_syncs),
         base > 0 ? static_cast<double>(r.op_calls) / base : 0.0);
     out << line;
+    if (kernels && r.device_kernels) {
+      std::snprintf(line, sizeof line, " %lld | %lld | %.2f |",
+                    static_cast<long long>(r.device_kernels->kernels),
+                    static_cast<long long>(r.device_kernels->memcpys + r.device_kernels->memsets),
+                    base_kernels > 0 ? kernels_of(r) / base_kernels : 0.0);
+      out << line;
+    } else if (kernels) {
+      out << " not counted | | |";
+    }
+    out << "\n";
   }
   return out.str();
 }

@@ -1,7 +1,10 @@
 // One row of tft-bench's results, and its outputs: the table, the JSON file, the chart.
 #pragma once
 
+#include "common/device_kernel_counter.h"
+
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,6 +43,9 @@ struct BenchResult {
   std::int64_t op_calls_optimizer = 0;
   std::int64_t op_calls = 0;  // the four together
   std::int64_t host_syncs = 0;
+  // The kernels, copies and sets the same step ran on a CUDA device (forward to optimizer, as
+  // the calls); none elsewhere (common/device_kernel_counter.h).
+  std::optional<DeviceActivityCounts> device_kernels;
 };
 
 // What a run measured on: recorded beside its results, since numbers from different machines,

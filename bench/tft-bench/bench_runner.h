@@ -5,6 +5,8 @@
 #include "flop_counter.h"
 #include "strategy_spec.h"
 
+#include "common/device_kernel_counter.h"
+#include "common/operator_counter.h"
 #include "model/quantile_loss.h"
 #include "model/tft_batch.h"
 #include "model/tft_model.h"
@@ -15,6 +17,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,6 +40,19 @@ struct Runner {
   // The same step's operator calls by phase, and its host syncs (common/operator_counter.h).
   std::int64_t op_calls_forward = 0, op_calls_loss = 0, op_calls_backward = 0,
                op_calls_optimizer = 0, host_syncs = 0;
+  // ... and the kernels it ran on a CUDA device (common/device_kernel_counter.h).
+  std::optional<DeviceActivityCounts> device_kernels;
+  // The step's phases from `ops`, the bench's own ("bench") left out.
+  void record_operator_counts(const OperatorCounter& ops) {
+    for (const auto& [name, counts] : ops.phases()) {
+      if (name == "bench") continue;
+      (name == "forward"    ? op_calls_forward
+       : name == "loss"     ? op_calls_loss
+       : name == "backward" ? op_calls_backward
+                            : op_calls_optimizer) = counts.calls;
+      host_syncs += counts.syncs;
+    }
+  }
   // --memory-budget runners (budget_runners.h): the budget (0: a strategy of --strategies),
   // what planning took and the peak the planner measured.
   std::int64_t budget_bytes = 0;

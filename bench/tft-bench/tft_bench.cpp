@@ -29,6 +29,7 @@
 #include "common/compute_threads.h"
 #include "common/cpu_clock.h"
 #include "common/device.h"
+#include "common/device_kernel_counter.h"
 #include "common/error.h"
 #include "common/operator_counter.h"
 #include "data/batch.h"
@@ -255,7 +256,9 @@ int main(int argc, char** argv) {
     };
     // `ops`, when given, counts the step's operator calls by phase; the bench's own work
     // (zeroing the gradients, timing, probes) falls in a phase that is not reported.
-    const auto train_step = [&](Runner& r, int step, OperatorCounter* ops = nullptr) {
+    // `kernels`, when given, starts once the gradients are zeroed, and the caller finishes it.
+    const auto train_step = [&](Runner& r, int step, OperatorCounter* ops = nullptr,
+                                DeviceKernelCounter* kernels = nullptr) {
       const auto phase = [&](const char* name) {
         if (ops != nullptr) ops->begin_phase(name);
       };
@@ -264,6 +267,7 @@ int main(int argc, char** argv) {
         if (p.grad().defined()) p.mutable_grad().zero_();
       }
       torch::manual_seed(1000 + step);  // seeds the CUDA generators too
+      if (kernels != nullptr) kernels->start();
       synchronize(device);
       memory::ActivationProbe probe(meter);
       const auto start = Clock::now();
@@ -325,16 +329,15 @@ int main(int argc, char** argv) {
       const bool list = list_ops;
       bench::FlopCounter counter(/*record_all_ops=*/list);
       OperatorCounter ops("bench");
-      train_step(r, warmup + steps, &ops);
-      r.flops = counter.count();
-      for (const auto& [name, counts] : ops.phases()) {
-        if (name == "bench") continue;
-        (name == "forward"    ? r.op_calls_forward
-         : name == "loss"     ? r.op_calls_loss
-         : name == "backward" ? r.op_calls_backward
-                              : r.op_calls_optimizer) = counts.calls;
-        r.host_syncs += counts.syncs;
+      DeviceKernelCounter kernels(device);
+      train_step(r, warmup + steps, &ops, &kernels);
+      r.device_kernels = kernels.finish();
+      if (!r.device_kernels && device.is_cuda()) {
+        std::fprintf(stderr, "tft-bench: %s: kernels not counted: %s\n", r.spec.label.c_str(),
+                     kernels.unavailable_reason().c_str());
       }
+      r.flops = counter.count();
+      r.record_operator_counts(ops);
       const auto tallies = counter.op_tallies();
       if (k == 0 || list) {
         std::printf("%s of '%s' (one step):", list ? "operators" : "counted operators",
@@ -401,6 +404,7 @@ int main(int argc, char** argv) {
       res.op_calls =
           r.op_calls_forward + r.op_calls_loss + r.op_calls_backward + r.op_calls_optimizer;
       res.host_syncs = r.host_syncs;
+      res.device_kernels = r.device_kernels;
       results.push_back(res);
     }
 

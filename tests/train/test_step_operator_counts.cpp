@@ -3,6 +3,7 @@
 // forward, quantile loss, backward, FusedAdam. It reads no value back, so a GPU never waits
 // inside it; the training loop reads the step's loss and norm only when it logs them.
 #include "checkpoint/checkpoint_config.h"
+#include "common/device_kernel_counter.h"
 #include "common/operator_counter.h"
 #include "model/quantile_loss.h"
 #include "model/tft_model.h"
@@ -171,6 +172,20 @@ TFT_TEST(the_counter_tells_host_reads_from_reads_inside_kernels) {
   TFT_ASSERT_THROWS_WITH(OperatorCounter("again"), std::logic_error, "another counter");
 }
 
+// The CPU runs no kernels: the counter says so instead of counting zero (test_cuda counts a
+// GPU's).
+TFT_TEST(kernels_are_counted_on_a_cuda_device_only) {
+  tft::DeviceKernelCounter counter(c10::Device(c10::kCPU));
+  assert_false(counter.finish().has_value());
+  assert_string_equal(counter.unavailable_reason().c_str(), "not started");
+  counter.start();
+  (void)(at::ones({3}) * 2);
+  assert_false(counter.finish().has_value());
+  std::printf("  %s\n", counter.unavailable_reason().c_str());
+  assert_true(counter.unavailable_reason().find("only a CUDA device") != std::string::npos);
+  TFT_ASSERT_THROWS_WITH(counter.start(), std::logic_error, "started already");
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(a_training_step_never_reads_a_value_back),
@@ -178,6 +193,7 @@ int main() {
       cmocka_unit_test(chunked_variable_selection_stacks_its_parameters_once_per_step),
       cmocka_unit_test(small_units_run_in_fewer_chunks_by_default),
       cmocka_unit_test(the_counter_tells_host_reads_from_reads_inside_kernels),
+      cmocka_unit_test(kernels_are_counted_on_a_cuda_device_only),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
