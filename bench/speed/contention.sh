@@ -9,10 +9,12 @@
 # --skip-runs: render the section from the file of an earlier run.
 # --update FILE: replace the text between <!-- contention:begin --> and <!-- contention:end -->
 #   in FILE (added before the operator-calls section if absent) instead of printing.
-# Assumes ./build/bin/tft-train and tft-bench are built, and the peer's venv (bench/peer/setup.sh).
+# Builds ./build/bin/tft-train and tft-bench first (fresh_tools.sh); needs the peer's venv
+# (bench/peer/setup.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/speed/section_args.sh contention "$@"
+source bench/speed/fresh_tools.sh
 peer_python=${PEER_PYTHON:-$HOME/.cache/tftrain/venv-peer/bin/python}
 raw=bench/results/contention.txt
 scratch=$(mktemp -d)
@@ -45,6 +47,7 @@ measure() {  # SETTING
 }
 if ((skip_runs == 0)); then
   [ -x "$peer_python" ] || { echo "contention: no $peer_python (bench/peer/setup.sh)" >&2; exit 1; }
+  build_fresh tft-train tft-bench
   {
     measure alone
     python3 -c "while True: pass" &

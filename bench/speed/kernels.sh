@@ -6,14 +6,15 @@
 # --skip-runs: render the section from the files of an earlier run.
 # --update FILE: replace the text between <!-- kernels:begin --> and <!-- kernels:end --> in
 #   FILE (added before the operator-calls section if absent) instead of printing.
-# Assumes ./build/bin/tft-kernel-bench is built.
+# Builds ./build/bin/tft-kernel-bench first (fresh_tools.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/speed/section_args.sh kernels "$@"
+source bench/speed/fresh_tools.sh
 bench=./build/bin/tft-kernel-bench
 out=bench/results
 if ((skip_runs == 0)); then
-  [ -x "$bench" ] || { echo "kernels: $bench is not built" >&2; exit 1; }
+  build_fresh tft-kernel-bench
   "$bench" --threads 2 --repeats 7 --json "$out/kernels.json" >"$out/kernels.md"
 fi
 

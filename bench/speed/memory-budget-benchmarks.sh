@@ -15,7 +15,7 @@
 # --update FILE: instead of printing, replace the text between <!-- memory-budget:begin --> and
 #   <!-- memory-budget:end --> in FILE (the markers go before its "## Training the example
 #   configs" section if absent).
-# Assumes ./build/bin/tft-bench and ./build/bin/tft-train are built.
+# Builds ./build/bin/tft-bench and ./build/bin/tft-train first (fresh_tools.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -53,6 +53,8 @@ plan_lines() { grep -E '^budget:[^ ]+: (budget |checkpoint\.memory_budget: )|^me
 named_rows() { sed -nE 's/.*; batch_size ([0-9]+) fits.*/\1/p' | head -n 1; }
 
 if ((run)); then
+  source bench/speed/fresh_tools.sh
+  build_fresh tft-bench tft-train
   mkdir -p bench/results build/memory-budget
   {
     echo "# the sweep's plans"

@@ -8,11 +8,12 @@
 # --skip-runs: render the section from the files of an earlier run.
 # --update FILE: replace the text between <!-- operator-calls:begin --> and
 #   <!-- operator-calls:end --> in FILE (added at its end if absent) instead of printing.
-# Assumes ./build/bin/tft-bench is built; the peer's Python comes from bench/peer/setup.sh
+# Builds ./build/bin/tft-bench first (fresh_tools.sh); the peer's Python comes from bench/peer/setup.sh
 # ($PEER_PYTHON, default ~/.cache/tftrain/venv-peer/bin/python).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source bench/speed/section_args.sh operator-calls "$@"
+source bench/speed/fresh_tools.sh
 tft_bench=./build/bin/tft-bench
 peer_python=${PEER_PYTHON:-$HOME/.cache/tftrain/venv-peer/bin/python}
 out=bench/results
@@ -34,7 +35,7 @@ measure() {  # measure NAME THREADS STEPS BUDGET
     --json "$out/operator-calls-$name-peer.json" >"$out/operator-calls-$name-peer.txt" 2>&1
 }
 if ((skip_runs == 0)); then
-  [ -x "$tft_bench" ] || { echo "operator-calls: $tft_bench is not built" >&2; exit 1; }
+  build_fresh tft-bench
   [ -x "$peer_python" ] || { echo "operator-calls: no $peer_python (bench/peer/setup.sh)" >&2; exit 1; }
   for c in "${configs[@]}"; do
     # shellcheck disable=SC2086

@@ -11,8 +11,8 @@
 # --update FILE: instead of printing, replace the text between <!-- precision:begin --> and
 #   <!-- precision:end --> in FILE with the section (the markers are added at the end of its
 #   "Against pytorch-forecasting" section if absent), so the section can be regenerated alone.
-# Assumes ./build/bin/tft-bench and ./build/bin/tft-train are built (bench/run-benchmarks.sh
-# builds them); the peer's Python comes from bench/peer/setup.sh.
+# Builds ./build/bin/tft-bench and ./build/bin/tft-train first (fresh_tools.sh); the peer's
+# Python comes from bench/peer/setup.sh.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -36,9 +36,8 @@ fi
 
 tft_bench=./build/bin/tft-bench
 tft_train=./build/bin/tft-train
-for binary in "$tft_bench" "$tft_train"; do
-  [ -x "$binary" ] || { echo "precision-benchmarks: $binary is not built" >&2; exit 1; }
-done
+source bench/speed/fresh_tools.sh
+build_fresh tft-bench tft-train
 peer_python=$(bench/peer/setup.sh | tail -n 1)
 mkdir -p bench/results
 threads=$(nproc)
