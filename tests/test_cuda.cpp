@@ -323,6 +323,23 @@ TFT_TEST(kernels_run_on_cuda_are_counted) {
   assert_true(host.size(0) == 64);
   assert_false(counter.finish().has_value());  // once only
 
+  {  // A counter dropped unfinished stops the profiler, so the next one records.
+    tft::DeviceKernelCounter dropped(kGpu);
+    dropped.start();
+    (void)a.mm(a);
+  }
+  tft::DeviceKernelCounter outer(kGpu);
+  outer.start();
+  tft::DeviceKernelCounter inner(kGpu);  // one profiler a thread: the second declines
+  inner.start();
+  (void)a.relu();
+  assert_false(inner.finish().has_value());
+  std::printf("  a second counter at once: %s\n", inner.unavailable_reason().c_str());
+  assert_true(inner.unavailable_reason().find("already running") != std::string::npos);
+  const auto outer_counts = outer.finish();
+  if (!outer_counts) fail_msg("no counts: %s", outer.unavailable_reason().c_str());
+  assert_true(outer_counts->kernels >= 1);
+
   auto c = small_config(full_schema(), 12, 5);
   torch::manual_seed(5);
   TFTModel model(c);

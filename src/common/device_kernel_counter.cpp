@@ -48,6 +48,12 @@ void DeviceKernelCounter::start() {
     return;
   }
 #if TFT_HAS_KINETO_COUNTS
+  // One profiler a thread: LibTorch refuses a second, and preparing Kineto's trace again while
+  // one runs would disturb the running one's.
+  if (profiler::profilerEnabled()) {
+    reason_ = "another profiler is already running on this thread";
+    return;
+  }
   try {
     // Work queued before the counter started is not this stretch's.
     synchronize(device_);
@@ -55,7 +61,7 @@ void DeviceKernelCounter::start() {
     torch::autograd::profiler::enableProfiler(device_activity_config(), device_activities());
     recording_ = true;
   } catch (const std::exception& e) {
-    // Another profiler already running on this thread, or a LibTorch built without Kineto.
+    // A LibTorch built without Kineto, or CUPTI failing to start.
     reason_ = "LibTorch's profiler could not record the device: " +
               error_text(e, "starting the profiler");
   }
