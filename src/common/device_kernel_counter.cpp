@@ -88,14 +88,22 @@ std::optional<DeviceActivityCounts> DeviceKernelCounter::finish() {
   }
   recording_ = false;
 #if TFT_HAS_KINETO_COUNTS
-  std::unique_ptr<torch::autograd::profiler::ProfilerResult> result;
   try {
     synchronize(device_);  // CUPTI reports a kernel once it has run
+  } catch (const std::exception& e) {
+    // The profiler still stops below: it must not outlive the counter.
+    reason_ = "the device failed before the count ended: " + error_text(e, "waiting for it");
+  }
+  std::unique_ptr<torch::autograd::profiler::ProfilerResult> result;
+  try {
     result = torch::autograd::profiler::disableProfiler();
   } catch (const std::exception& e) {
-    reason_ = "LibTorch's profiler failed to stop: " + error_text(e, "stopping the profiler");
+    if (reason_.empty()) {
+      reason_ = "LibTorch's profiler failed to stop: " + error_text(e, "stopping the profiler");
+    }
     return std::nullopt;
   }
+  if (!reason_.empty()) return std::nullopt;
   DeviceActivityCounts counts;
   for (const auto& event : result->events()) {
     if (event.deviceType() != c10::DeviceType::CUDA) continue;
