@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/format.h"
 #include "common/sha256.h"
+#include "store/pickle_bounds.h"
 
 namespace tft {
 
@@ -46,7 +47,10 @@ std::string archive_to_bytes(torch::serialize::OutputArchive& archive, const std
 void load_archive_from_bytes(torch::serialize::InputArchive& archive, std::string_view bytes,
                              const std::string& where) {
   try {
+    check_archive_pickles(bytes, where);
     archive.load_from(bytes.data(), bytes.size());
+  } catch (const Error&) {
+    throw;  // check_archive_pickles' refusal, which names the record
   } catch (const c10::Error& e) {
     throw IoError(where + ": not a readable LibTorch archive (truncated or damaged?): " +
                   e.what_without_backtrace());
@@ -55,7 +59,8 @@ void load_archive_from_bytes(torch::serialize::InputArchive& archive, std::strin
     // torch::jit::ErrorReport, a std::exception but not a c10::Error (found under ASan, where
     // the bit flips of test_damaged_files land at other offsets). fuzz_snapshot found more:
     // std::out_of_range for an attribute the archive's class does not declare, std::bad_alloc
-    // for a huge memo index or string length.
+    // for a huge memo index or string length (now refused before LibTorch allocates:
+    // pickle_bounds.h).
     throw IoError(where + ": not a readable LibTorch archive (truncated or damaged?): " + e.what());
   }
 }
