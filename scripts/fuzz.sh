@@ -11,7 +11,7 @@
 # fuzz_arrow_stream (parsers: thousands of inputs a second; the last decodes Arrow IPC bytes
 # into the C API's Arrow stream input), fuzz_saved_model, fuzz_snapshot (load a LibTorch
 # model per input: 10-300 a second; run in fork mode, and an input that only makes LibTorch's
-# unpickler run out of memory is counted, not failed). What each checks is at the top of
+# zip reader run out of memory is counted, not failed). What each checks is at the top of
 # tests/fuzz/<target>.cpp.
 #
 # The seed corpora in tests/fuzz/corpus/ are only read. New inputs go to
@@ -75,15 +75,20 @@ if [ "$mode" = minimize ]; then
   exit 0
 fi
 
-# Whether `target` on input `file` runs out of memory inside LibTorch's unpickler (see the fork
-# mode below): then it is LibTorch's trust in the archive, not a finding of ours. The RSS limit
-# is raised above libFuzzer's 2 GiB default: ASan poisons the shadow of a huge allocation (an
-# eighth of it: 2.5 GiB for a 20 GB pickle length) before libFuzzer's malloc hook sees the
-# allocation, so under the default the RSS watchdog fired first, with no stack to sort by.
+# Whether `target` on input `file` runs out of memory inside LibTorch's zip reader (see the fork
+# mode below): then it is LibTorch's trust in the archive's stated record sizes, not a finding of
+# ours. Its unpickler's trust in the lengths and memo indices of a pickle is no excuse any more:
+# the loader checks those first (src/store/pickle_bounds.h), so an out-of-memory there is ours.
+# The RSS limit is raised above libFuzzer's 2 GiB default: ASan poisons the shadow of a huge
+# allocation (an eighth of it) before libFuzzer's malloc hook sees the allocation, so under the
+# default the RSS watchdog fired first, with no stack to sort by. The stack is unwound the slow
+# way, as LibTorch has no frame pointers: the fast unwinder stops at its first frame.
 libtorch_allocation() {
   local report
-  report=$(./build-fuzz/bin/"$1" -malloc_limit_mb=1024 -rss_limit_mb=8192 "$2" 2>&1 || true)
-  grep -q 'out-of-memory' <<<"$report" && grep -q 'torch::jit::Unpickler' <<<"$report"
+  report=$(ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0" \
+    ./build-fuzz/bin/"$1" -malloc_limit_mb=1024 -rss_limit_mb=8192 "$2" 2>&1 || true)
+  grep -qE 'out-of-memory|allocation-size-too-big' <<<"$report" &&
+    grep -q 'caffe2::serialize::PyTorchStreamReader' <<<"$report"
 }
 
 summary=()
@@ -95,11 +100,11 @@ for target in "${chosen[@]}"; do
   else limit=(-max_total_time="$seconds") what="$seconds s"; fi
   dict=()
   [ -f "tests/fuzz/$target.dict" ] && dict=(-dict="tests/fuzz/$target.dict")
-  # LibTorch's archive reader trusts the lengths and memo indices in a pickle, so a crafted one
-  # makes it allocate gigabytes: without ASan a std::bad_alloc or a failed read, which
-  # load_archive_from_bytes reports as an IoError, but ASan's operator new aborts instead of
-  # throwing. The LibTorch targets therefore run in libFuzzer's fork mode, which saves each
-  # crashing input and goes on, and each is sorted below (libtorch_allocation).
+  # LibTorch's zip reader trusts the record sizes an archive states, so a crafted one can make it
+  # allocate gigabytes: without ASan a std::bad_alloc or c10's out-of-memory error, which
+  # load_archive_from_bytes reports as an IoError, but ASan's allocator aborts instead. The
+  # LibTorch targets therefore run in libFuzzer's fork mode, which saves each crashing input and
+  # goes on, and each is sorted below (libtorch_allocation).
   fork=()
   case "$target" in
     fuzz_saved_model|fuzz_snapshot) fork=(-fork=1 -ignore_ooms=1 -ignore_crashes=1) ;;
@@ -114,14 +119,16 @@ for target in "${chosen[@]}"; do
     -artifact_prefix="$artifacts" -print_final_stats=1 ${FUZZ_ARGS:-} \
     "$corpus" "tests/fuzz/corpus/$target" >"$log" 2>&1 || true
   # libFuzzer's last words: "Done 1234567 runs in 601 second(s)"; in fork mode the last
-  # progress line, "#1234: cov: ... time: 601s job: 40 ...".
+  # progress line, "#1234: cov: ... time: 601s job: 40 ...", and "INFO: exiting: N time: 601s".
+  # N is the exit code of the last job, so a run whose last job crashed ends with 1 although it
+  # went on to the end: every crash it saved is sorted below, whatever N says.
   n="" s=""
   done_line=$(grep -E '^Done [0-9]+ runs in [0-9]+ second' "$log" | tail -n 1 || true)
   fork_line=$(grep -E '^#[0-9]+: cov: .* time: [0-9]+s' "$log" | tail -n 1 || true)
   if [ -n "$done_line" ]; then
     n=$(sed -E 's/^Done ([0-9]+) runs in ([0-9]+) .*/\1/' <<<"$done_line")
     s=$(sed -E 's/^Done ([0-9]+) runs in ([0-9]+) .*/\2/' <<<"$done_line")
-  elif [ -n "$fork_line" ] && grep -q '^INFO: exiting: 0 ' "$log"; then
+  elif [ -n "$fork_line" ] && grep -qE '^INFO: exiting: [0-9]+ time: ' "$log"; then
     n=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$fork_line")
     s=$(sed -E 's/.* time: ([0-9]+)s.*/\1/' <<<"$fork_line")
   fi
