@@ -128,9 +128,10 @@ for target in "${chosen[@]}"; do
   if [ -n "$done_line" ]; then
     n=$(sed -E 's/^Done ([0-9]+) runs in ([0-9]+) .*/\1/' <<<"$done_line")
     s=$(sed -E 's/^Done ([0-9]+) runs in ([0-9]+) .*/\2/' <<<"$done_line")
-  elif [ -n "$fork_line" ] && grep -qE '^INFO: exiting: [0-9]+ time: ' "$log"; then
-    n=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"$fork_line")
-    s=$(sed -E 's/.* time: ([0-9]+)s.*/\1/' <<<"$fork_line")
+  elif exit_line=$(grep -E '^INFO: exiting: [0-9]+ time: [0-9]+s' "$log" | tail -n 1); then
+    # A first job that crashed before its first progress line leaves no count: 0 runs.
+    n=$(sed -E 's/^#([0-9]+):.*/\1/' <<<"${fork_line:-#0:}")
+    s=$(sed -E 's/.* time: ([0-9]+)s.*/\1/' <<<"$exit_line")
   fi
   size=$(find "$corpus" "tests/fuzz/corpus/$target" -type f | wc -l)
   new_findings=() libtorch_ooms=()
