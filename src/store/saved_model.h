@@ -43,8 +43,8 @@ void save_model_directory(const std::filesystem::path& directory, const TFTModel
 class SavedModel {
  public:
   // Reads a folder written by save_model_directory (IoError when a file is missing,
-  // unreadable or damaged, ConfigError when a config in it is invalid). The model runs on the
-  // CPU.
+  // unreadable or damaged, ConfigError when a config in it is invalid, OutOfMemoryError when the
+  // machine has no memory to load it). The model runs on the CPU.
   static SavedModel load(const std::filesystem::path& directory);
 
   const TrainConfig& config() const { return config_; }

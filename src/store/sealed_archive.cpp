@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "common/format.h"
 #include "common/sha256.h"
+#include "common/torch_errors.h"
 #include "store/pickle_bounds.h"
 
 namespace tft {
@@ -51,17 +52,18 @@ void load_archive_from_bytes(torch::serialize::InputArchive& archive, std::strin
     archive.load_from(bytes.data(), bytes.size());
   } catch (const Error&) {
     throw;  // check_archive_pickles' refusal, which names the record
-  } catch (const c10::Error& e) {
-    throw IoError(where + ": not a readable LibTorch archive (truncated or damaged?): " +
-                  e.what_without_backtrace());
   } catch (const std::exception& e) {
-    // A damaged pickle can name a type TorchScript's parser rejects: that is a
-    // torch::jit::ErrorReport, a std::exception but not a c10::Error (found under ASan, where
-    // the bit flips of test_damaged_files land at other offsets). fuzz_snapshot found more:
-    // std::out_of_range for an attribute the archive's class does not declare, std::bad_alloc
-    // for a huge memo index or string length (now refused before LibTorch allocates:
-    // pickle_bounds.h).
-    throw IoError(where + ": not a readable LibTorch archive (truncated or damaged?): " + e.what());
+    // With the numbers in the pickles bounded first, a failed allocation is the machine's memory,
+    // not the file (a host gets TFT_ERROR_OUT_OF_MEMORY, not "damaged").
+    if (auto out_of_memory = out_of_memory_in(e, "loading " + where)) throw *out_of_memory;
+    // Anything else says the bytes are no archive LibTorch reads: its c10::Error, or, for a
+    // damaged pickle naming a type TorchScript's parser rejects, a torch::jit::ErrorReport (a
+    // std::exception but not a c10::Error; found under ASan, where the bit flips of
+    // test_damaged_files land at other offsets); fuzz_snapshot found std::out_of_range for an
+    // attribute the archive's class does not declare.
+    const auto* torch_error = dynamic_cast<const c10::Error*>(&e);
+    throw IoError(where + ": not a readable LibTorch archive (truncated or damaged?): " +
+                  (torch_error != nullptr ? torch_error_text(*torch_error) : e.what()));
   }
 }
 

@@ -27,7 +27,9 @@ namespace tft {
 // The archive as the bytes LibTorch writes to a file. `where` names it in errors.
 std::string archive_to_bytes(torch::serialize::OutputArchive& archive, const std::string& where);
 
-// Parses bytes written by archive_to_bytes (IoError naming `where` when they are not one).
+// Parses bytes written by archive_to_bytes: IoError naming `where` when they are not one (their
+// pickles are checked first: pickle_bounds.h), OutOfMemoryError when the machine has no memory
+// for them.
 void load_archive_from_bytes(torch::serialize::InputArchive& archive, std::string_view bytes,
                              const std::string& where);
 

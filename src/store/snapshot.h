@@ -82,8 +82,8 @@ std::string snapshot_label(std::int64_t epochs_completed, std::int64_t steps_don
 // Reads a snapshot for `model` and loads the optimizer state into `optimizer` (whose
 // parameters must be the model's). Nothing is put into the model; the caller applies
 // Snapshot::model. IoError when the file is missing, truncated, damaged (the checksum) or not
-// a snapshot; ConfigError
-// when it was written for another model configuration.
+// a snapshot; ConfigError when it was written for another model configuration;
+// OutOfMemoryError when the machine has no memory to load it.
 Snapshot load_snapshot(const std::filesystem::path& path, const TFTModel& model,
                        torch::optim::Optimizer& optimizer);
 

@@ -1,5 +1,7 @@
-// What a run keeps on disk, part by part: files and folders replaced atomically, and the model
-// config as JSON.
+// What a run keeps on disk, part by part: files and folders replaced atomically, the model
+// config as JSON, and an archive loaded without the memory for it.
+#include <sys/resource.h>
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -13,7 +15,10 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "store/model_config_json.h"
+#include "store/sealed_archive.h"
 
+#include "support/address_space.h"
+#include "support/sanitizers.h"
 #include "support/test_files.h"
 
 #include "support/cmocka_cpp.h"
@@ -90,10 +95,49 @@ TFT_TEST(test_model_config_json_round_trip) {
   assert_true(tft::model_config_from_json(with).embedding_dropout == 0.25);
 }
 
+// With the numbers in an archive's pickles bounded (pickle_bounds.h), a failed allocation while
+// loading is the machine's memory and says so (the C API's TFT_ERROR_OUT_OF_MEMORY), not
+// "damaged": under an address-space limit that leaves no room for the archive's 64 MiB tensor.
+TFT_TEST(test_loading_without_the_memory_is_out_of_memory) {
+#ifdef TFT_UNDER_ASAN
+  skip();  // ASan's shadow reserves terabytes of address space
+#endif
+  constexpr std::int64_t kMiB = 1024 * 1024;
+  torch::serialize::OutputArchive out;
+  out.write("weights", torch::zeros({16 * kMiB}));  // 64 MiB of float32
+  const std::string bytes = tft::archive_to_bytes(out, "the test archive");
+  rlimit original{};
+  assert_int_equal(getrlimit(RLIMIT_AS, &original), 0);
+  rlimit limited = original;
+  limited.rlim_cur = static_cast<rlim_t>(tft::testing::address_space_in_use() + 32 * kMiB);
+  assert_int_equal(setrlimit(RLIMIT_AS, &limited), 0);
+  std::string error = "no error";
+  bool out_of_memory = false;
+  try {
+    torch::serialize::InputArchive in;
+    tft::load_archive_from_bytes(in, bytes, "'big.pt'");
+  } catch (const tft::OutOfMemoryError& e) {
+    out_of_memory = true;
+    error = e.what();
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  assert_int_equal(setrlimit(RLIMIT_AS, &original), 0);
+  if (!out_of_memory) fail_msg("expected an OutOfMemoryError, got: %s", error.c_str());
+  assert_true(error.rfind("loading 'big.pt': ", 0) == 0);
+  // With the memory, the same bytes load.
+  torch::serialize::InputArchive in;
+  tft::load_archive_from_bytes(in, bytes, "'big.pt'");
+  at::Tensor weights;
+  in.read("weights", weights);
+  assert_int_equal(weights.numel(), 16 * kMiB);
+}
+
 int main() {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_atomic_files_and_folders),
       cmocka_unit_test(test_model_config_json_round_trip),
+      cmocka_unit_test(test_loading_without_the_memory_is_out_of_memory),
   };
   return cmocka_run_group_tests(tests, nullptr, nullptr);
 }
